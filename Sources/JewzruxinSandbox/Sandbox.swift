@@ -1,0 +1,145 @@
+import Foundation
+
+/// A real HTTP/1.1 server on the loopback interface, for testing HTTP clients.
+///
+/// `Sandbox` listens on a TCP port in the current process and serves a fixed set of
+/// endpoints (see <doc:JewzruxinSandbox>) that return known bytes, echo what they
+/// received, or misbehave on purpose: delays, dripping, chunking, dropped connections.
+/// Each connection is served on its own thread; the server supports persistent
+/// connections, chunked request bodies and `Expect: 100-continue`.
+///
+/// ```swift
+/// let sandbox = try Sandbox.start()
+/// defer { sandbox.stop() }
+/// let url = try #require(sandbox.url("/hello/"))
+/// let (data, _) = try await URLSession.shared.data(from: url)  // "Hello World"
+/// ```
+///
+/// Start one sandbox per test or suite on port `0` (a free port is picked) and stop it
+/// when done. Stopping also happens automatically when the last reference goes away.
+public final class Sandbox: Sendable {
+    /// The host the sandbox was asked to listen on, for example `127.0.0.1`.
+    public let host: String
+
+    /// The TCP port the sandbox listens on (the one picked, when started with port `0`).
+    public let port: UInt16
+
+    /// The URL of the server root without a trailing slash, for example
+    /// `http://127.0.0.1:49152`.
+    public let baseURL: URL
+
+    private let core: ServerCore
+    private let listenFD: Int32
+    private let stopped = Locked(false)
+
+    private init(host: String, port: UInt16, baseURL: URL, core: ServerCore, listenFD: Int32) {
+        self.host = host
+        self.port = port
+        self.baseURL = baseURL
+        self.core = core
+        self.listenFD = listenFD
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Starts listening on `host` and `port`, serving on background threads.
+    ///
+    /// The built-in endpoints are registered before the first connection is accepted.
+    /// The listening socket uses `SO_REUSEADDR`, so a fixed port can be reused right
+    /// after a previous sandbox on it stopped.
+    ///
+    /// - Parameters:
+    ///   - host: a local address to bind; use a numeric address such as `127.0.0.1` or
+    ///     `::1` (a name is resolved, and only its first usable address is bound).
+    ///   - port: the port to bind, or `0` to let the system pick a free one.
+    /// - Returns: a running sandbox.
+    /// - Throws: ``SandboxError`` if the address cannot be resolved or bound.
+    public static func start(host: String = "127.0.0.1", port: UInt16 = 0) throws(SandboxError) -> Sandbox {
+        let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let signal = try StopSignal()
+        let listener: (fd: Int32, port: UInt16)
+        do {
+            listener = try Listener.open(host: host, port: port)
+        } catch {
+            signal.close()
+            throw error
+        }
+        guard let baseURL = URL(string: "http://\(urlHost):\(listener.port)") else {
+            Platform.closeDescriptor(listener.fd)
+            signal.close()
+            throw .addressResolutionFailed(host: host, code: 0, message: "host cannot be used in a URL")
+        }
+        let core = ServerCore(stopSignal: signal)
+        registerBuiltInEndpoints(on: core)
+        let sandbox = Sandbox(host: host, port: listener.port, baseURL: baseURL, core: core, listenFD: listener.fd)
+        let listenFD = listener.fd
+        core.threads.spawn(name: "JewzruxinSandbox accept") {
+            Listener.acceptLoop(listenFD: listenFD, core: core)
+        }
+        return sandbox
+    }
+
+    /// The URL for `pathAndQuery` on this server, such as `"/echo/?content=hi"`.
+    ///
+    /// A missing leading slash is added. The text is used as-is, so it must already
+    /// be percent-encoded where needed.
+    ///
+    /// - Returns: the URL, or `nil` if the text does not form a valid URL.
+    public func url(_ pathAndQuery: String) -> URL? {
+        let separator = pathAndQuery.hasPrefix("/") ? "" : "/"
+        return URL(string: baseURL.absoluteString + separator + pathAndQuery)
+    }
+
+    /// The number of TCP connections accepted since the sandbox started.
+    ///
+    /// Compare it before and after a series of requests to prove a client reused one
+    /// persistent connection.
+    public var acceptedConnectionCount: Int { core.acceptedConnectionCount }
+
+    /// The number of accepted connections that are still open.
+    public var openConnectionCount: Int { core.openConnectionCount }
+
+    /// Whether ``stop()`` has completed.
+    public var isStopped: Bool { stopped.withLock { $0 } }
+
+    /// Stops the server.
+    ///
+    /// Wakes every waiting thread (idle keep-alive connections, delayed and dripping
+    /// responses, the accept loop), closes all connections and the listening socket,
+    /// and returns once every server thread has finished, so afterwards the port
+    /// refuses connections and no descriptors or threads are left behind.
+    ///
+    /// Idempotent and safe to call from any thread; a concurrent second call waits for
+    /// the first to finish. A route handler that is still running is waited for, so do
+    /// not call `stop()` from inside a route handler.
+    public func stop() {
+        stopped.withLock { isStopped in
+            guard !isStopped else { return }
+            core.stopSignal.fire()
+            core.threads.waitForAll()
+            Platform.closeDescriptor(listenFD)
+            core.stopSignal.close()
+            isStopped = true
+        }
+    }
+
+    /// Registers a handler for `path`, taking precedence over built-in endpoints and
+    /// earlier registrations for the same path.
+    ///
+    /// `path` matches with or without a trailing slash (`"/login"` serves `/login` and
+    /// `/login/`). A path ending in `/*` also matches everything below it
+    /// (`"/files/*"` serves `/files`, `/files/a` and `/files/a/b`). Handlers receive
+    /// requests of every method and run on connection threads, possibly concurrently.
+    ///
+    /// - Parameters:
+    ///   - path: the path to serve, starting with `/`.
+    ///   - handler: builds the response for a request.
+    public func route(_ path: String, _ handler: @escaping @Sendable (SandboxRequest) -> SandboxResponse) {
+        core.addRoute(path, handler)
+    }
+
+    /// The number of server threads (accept loop plus connections) still running.
+    var runningThreadCount: Int { core.threads.count }
+}
