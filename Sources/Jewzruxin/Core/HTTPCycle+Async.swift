@@ -1,0 +1,26 @@
+extension HTTPCycle {
+    /// Sends the request and returns the response when the run ends.
+    ///
+    /// Cancelling the calling task cancels the cycle. A cycle cancelled any way while awaited throws
+    /// `CancellationError`.
+    /// - Returns: The response (also in ``response``).
+    /// - Throws: The error the run ended with, or `CancellationError`.
+    @discardableResult
+    public func start() async throws -> HTTPResponse {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let completion = Completion(notifiesExplicitCancel: true) { cycle, error in
+                    switch error {
+                    case nil: continuation.resume(returning: cycle.response)
+                    case HTTPError.cancelled?: continuation.resume(throwing: CancellationError())
+                    case let error?: continuation.resume(throwing: error)
+                    }
+                }
+                begin(completion)
+                if Task.isCancelled { cancel(explicitly: false) }
+            }
+        } onCancel: {
+            cancel(explicitly: false)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+extension HTTPCycle {
+    /// A convenience method's arguments, after validation.
+    private static func make(
+        _ method: HTTPMethod, _ urlString: String, parameters: [String: any Sendable]?,
+        requestObject: (any Sendable)?, requestProcessors: [HTTPProcessor]?,
+        responseProcessors: [HTTPProcessor]?, solicited: Bool, session: HTTPSession
+    ) throws -> HTTPCycle {
+        let url = try validatedURL(urlString.mergingQueryParameters(parameters ?? [:]), given: urlString)
+        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
+        cycle.request.object = requestObject
+        cycle.requestProcessors = requestProcessors
+        cycle.responseProcessors = responseProcessors
+        cycle.solicited = solicited
+        return cycle
+    }
+
+    /// The URL a string names, if it is an absolute `http` or `https` URL with a host.
+    /// - Throws: ``HTTPError/invalidURL(_:reason:)`` saying what is wrong with `given`.
+    static func validatedURL(_ string: String, given: String) throws -> URL {
+        guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError.invalidURL(given, reason: "the URL is empty")
+        }
+        guard let url = URL(string: string) else {
+            throw HTTPError.invalidURL(given, reason: "not a valid URL")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw HTTPError.invalidURL(given, reason: "the scheme must be http or https")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw HTTPError.invalidURL(given, reason: "the URL has no host")
+        }
+        return url
+    }
+
+    // MARK: Callbacks
+
+    /// Sends a GET request and calls `completionHandler` when the cycle ends.
+    ///
+    /// - Parameters:
+    ///   - urlString: An absolute `http` or `https` URL.
+    ///   - parameters: Query parameters merged into the URL (see `String.mergingQueryParameters(_:)`).
+    ///   - requestProcessors: Processors for the request; `nil` uses the session's.
+    ///   - responseProcessors: Processors for the response; `nil` uses the session's.
+    ///   - solicited: Whether the user asked for this request directly.
+    ///   - session: The session to run on.
+    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
+    /// - Returns: The started cycle, to cancel or restart it.
+    /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
+    @discardableResult
+    public static func get(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.get, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    /// Sends a HEAD request and calls `completionHandler` when the cycle ends.
+    ///
+    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    @discardableResult
+    public static func head(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.head, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    /// Sends a DELETE request and calls `completionHandler` when the cycle ends.
+    ///
+    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    @discardableResult
+    public static func delete(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.delete, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    /// Sends a POST request and calls `completionHandler` when the cycle ends.
+    ///
+    /// - Parameters:
+    ///   - requestObject: The model the request processors turn into the body (`Data` with
+    ///     ``HTTPDataProcessor``, a dictionary with ``HTTPJSONProcessor``…).
+    ///   - The others: as for ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    @discardableResult
+    public static func post(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.post, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    /// Sends a PUT request and calls `completionHandler` when the cycle ends.
+    ///
+    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    @discardableResult
+    public static func put(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.put, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    /// Sends a PATCH request and calls `completionHandler` when the cycle ends.
+    ///
+    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    @discardableResult
+    public static func patch(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default,
+        completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        try request(.patch, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+    }
+
+    // swiftlint:disable:next function_parameter_count
+    private static func request(
+        _ method: HTTPMethod, _ urlString: String, _ parameters: [String: any Sendable]?,
+        _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
+        _ responseProcessors: [HTTPProcessor]?, _ solicited: Bool, _ session: HTTPSession,
+        _ completionHandler: @escaping CompletionHandler
+    ) throws -> HTTPCycle {
+        let cycle = try make(
+            method, urlString, parameters: parameters, requestObject: requestObject,
+            requestProcessors: requestProcessors, responseProcessors: responseProcessors,
+            solicited: solicited, session: session)
+        cycle.start(completionHandler)
+        return cycle
+    }
+
+    // MARK: Async
+
+    /// Sends a GET request and returns the finished cycle.
+    ///
+    /// - Throws: ``HTTPError/invalidURL(_:reason:)`` before sending; afterwards the error the cycle
+    ///   ended with (``HTTPError/statusCodeSeemsToHaveErred(_:)`` keeps the response), or
+    ///   `CancellationError` when the task is cancelled.
+    @discardableResult
+    public static func get(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.get, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    /// Sends a HEAD request and returns the finished cycle.
+    @discardableResult
+    public static func head(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.head, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    /// Sends a DELETE request and returns the finished cycle.
+    @discardableResult
+    public static func delete(
+        _ urlString: String, parameters: [String: any Sendable]? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.delete, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    /// Sends a POST request and returns the finished cycle.
+    @discardableResult
+    public static func post(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.post, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    /// Sends a PUT request and returns the finished cycle.
+    @discardableResult
+    public static func put(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.put, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    /// Sends a PATCH request and returns the finished cycle.
+    @discardableResult
+    public static func patch(
+        _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
+        requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
+        solicited: Bool = false, session: HTTPSession = .default
+    ) async throws -> HTTPCycle {
+        try await run(.patch, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+    }
+
+    // swiftlint:disable:next function_parameter_count
+    private static func run(
+        _ method: HTTPMethod, _ urlString: String, _ parameters: [String: any Sendable]?,
+        _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
+        _ responseProcessors: [HTTPProcessor]?, _ solicited: Bool, _ session: HTTPSession
+    ) async throws -> HTTPCycle {
+        let cycle = try make(
+            method, urlString, parameters: parameters, requestObject: requestObject,
+            requestProcessors: requestProcessors, responseProcessors: responseProcessors,
+            solicited: solicited, session: session)
+        try await cycle.start()
+        return cycle
+    }
+}

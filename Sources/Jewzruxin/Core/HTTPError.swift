@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An error a cycle ends with.
+///
+/// Switch on it to tell what happened: a URL that could not be used, a status code the session treats
+/// as a failure (the response, body included, is kept), a transport failure with the underlying
+/// `URLError`, or an implicit cancellation. Errors thrown by processors reach the completion handler
+/// unchanged.
+public enum HTTPError: Error, Sendable, CustomStringConvertible {
+    /// The string given is not a usable `http` or `https` URL; `reason` says why.
+    case invalidURL(String, reason: String)
+    /// The server answered with a status the session treats as a failure (by default ≥ 400).
+    ///
+    /// The seeds call this "status code seems to have erred". The response, with its headers and body,
+    /// is kept so an API's error message can be read.
+    case statusCodeSeemsToHaveErred(HTTPResponse)
+    /// The transport failed (connection refused, timed out, dropped…); the `URLError` says how.
+    case transport(URLError)
+    /// The cycle was cancelled with `cancel(explicitly: false)`.
+    case cancelled
+    /// `start` was called on a cycle that is already running; the running cycle is not disturbed.
+    case alreadyRunning
+
+    /// The status code of the failed response, when the error is a status error.
+    public var statusCode: Int? {
+        if case .statusCodeSeemsToHaveErred(let response) = self { return response.statusCode }
+        return nil
+    }
+
+    /// A sentence saying what happened, with the URL and status where known.
+    public var description: String {
+        switch self {
+        case .invalidURL(let string, let reason):
+            return "invalid URL \"\(string)\": \(reason)"
+        case .statusCodeSeemsToHaveErred(let response):
+            let url = response.url?.absoluteString ?? "the request"
+            return "status code \(response.statusCode ?? 0) seems to have erred (\(url))"
+        case .transport(let error):
+            let url = error.failingURL?.absoluteString ?? "the request"
+            return "transport error \(error.code.rawValue) for \(url): \(error.localizedDescription)"
+        case .cancelled:
+            return "the cycle was cancelled"
+        case .alreadyRunning:
+            return "the cycle is already running"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The request half of a cycle: a `URLRequest` plus the body and the model it is made from.
+///
+/// Request processors turn ``object`` into ``data`` and headers before the request is sent; ``data``
+/// is the body that goes on the wire.
+public struct HTTPRequest: Sendable {
+    /// The underlying Foundation request: URL, method, headers, cache policy, timeout.
+    public var core: URLRequest
+    /// The body to send, or `nil` for none.
+    public var data: Data?
+    /// The model the request processors turn into ``data`` (a dictionary for JSON, a string for text…).
+    public var object: (any Sendable)?
+
+    /// Creates a request for a URL and method.
+    ///
+    /// - Parameters:
+    ///   - url: The URL to send the request to.
+    ///   - method: The request method, `GET` by default.
+    public init(url: URL, method: HTTPMethod = .get) {
+        var core = URLRequest(url: url)
+        core.httpMethod = method.rawValue
+        self.core = core
+    }
+
+    /// The request URL.
+    public var url: URL? { core.url }
+
+    /// The request method.
+    public var method: HTTPMethod {
+        get { HTTPMethod(rawValue: core.httpMethod ?? "GET") }
+        set { core.httpMethod = newValue.rawValue }
+    }
+
+    /// The value of a request header; the name is matched case-insensitively.
+    public func value(forHTTPHeaderField field: String) -> String? {
+        core.value(forHTTPHeaderField: field)
+    }
+
+    /// Sets (or, with `nil`, removes) a request header, replacing any value it had.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        core.setValue(value, forHTTPHeaderField: field)
+    }
+
+    /// The `URLRequest` that is handed to URLSession: ``core`` with ``data`` as its body.
+    var wireRequest: URLRequest {
+        var wire = core
+        if let data { wire.httpBody = data }
+        return wire
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The response half of a cycle: the `HTTPURLResponse`, the body received and the model made from it.
+///
+/// Response processors turn ``data`` into ``object``. ``text`` decodes ``data`` with the charset the
+/// response names, or the one ``textReadEncoding`` forces.
+public struct HTTPResponse: Sendable {
+    /// The underlying Foundation response, `nil` until the status line and headers have arrived.
+    public var core: HTTPURLResponse?
+    /// The body received so far (all of it once the cycle has finished).
+    public var data: Data
+    /// The model the response processors made from ``data`` (a ``JSON`` value for JSON, a string…).
+    public var object: (any Sendable)?
+    /// An encoding that overrides the one found from the headers and the body when reading ``text``.
+    public var textReadEncoding: String.Encoding?
+
+    /// Creates an empty response, or one from a Foundation response and body.
+    public init(core: HTTPURLResponse? = nil, data: Data = Data()) {
+        self.core = core
+        self.data = data
+    }
+
+    /// The status code, or `nil` before a response has arrived.
+    public var statusCode: Int? { core?.statusCode }
+
+    /// The URL the response came from (after redirects).
+    public var url: URL? { core?.url }
+
+    /// The response headers as Foundation reports them.
+    ///
+    /// Keys keep the server's spelling and repeated headers are joined with `", "`; use
+    /// ``value(forHTTPHeaderField:)`` for a case-insensitive lookup.
+    public var headers: [String: String] {
+        guard let fields = core?.allHeaderFields else { return [:] }
+        var headers: [String: String] = [:]
+        headers.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        return headers
+    }
+
+    /// The value of a response header, the name matched case-insensitively; repeated headers come
+    /// joined with `", "`.
+    ///
+    /// FoundationNetworking keeps header names as the server spelled them, so a header repeated as
+    /// `X-Tag` and `x-tag` sits under two keys and its own lookup returns only one of them; here every
+    /// spelling counts (the groups are joined in the order of their spellings).
+    public func value(forHTTPHeaderField field: String) -> String? {
+        guard let fields = core?.allHeaderFields else { return nil }
+        var matches: [(name: String, value: String)] = []
+        for (name, value) in fields {
+            let name = String(describing: name)
+            if name.caseInsensitiveCompare(field) == .orderedSame {
+                matches.append((name, String(describing: value)))
+            }
+        }
+        switch matches.count {
+        case 0: return nil
+        case 1: return matches[0].value
+        default: return matches.sorted { $0.name < $1.name }.map(\.value).joined(separator: ", ")
+        }
+    }
+
+    /// The encoding ``text`` is decoded with when ``textReadEncoding`` is `nil`.
+    ///
+    /// The charset named by `Content-Type` if it is a known label; `text/*` without a charset means
+    /// ISO-8859-1 (RFC 2616 §3.7.1); otherwise the body is examined (byte order mark, valid UTF-8) and
+    /// UTF-8 is the default.
+    public var textEncoding: String.Encoding {
+        ResponseTextEncoding.encoding(contentType: value(forHTTPHeaderField: "Content-Type"), body: data)
+    }
+
+    /// The body decoded as text, or `nil` when it can't be decoded with the encoding in force.
+    public var text: String? {
+        ResponseTextEncoding.decode(data, encoding: textReadEncoding ?? textEncoding)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A thin wrapper of `URLSession` that runs cycles and backs their shared properties.
+///
+/// Cycles that don't name a session use ``default``. Completion handlers run on ``delegateQueue``
+/// (the main queue unless you pass another); processors run on ``workerQueue``, off the delegate queue.
+/// URLSession's own callbacks arrive on a private serial queue, so a busy delegate queue never slows
+/// the transfer down.
+public final class HTTPSession: Sendable {
+    /// The session every cycle uses unless it is given another one.
+    public static let `default` = HTTPSession()
+
+    /// The underlying Foundation session.
+    public let core: URLSession
+    /// Where completion handlers (and the other handlers a cycle is given) run.
+    public let delegateQueue: OperationQueue
+    /// Where processors and other work that takes time run.
+    public let workerQueue: OperationQueue
+
+    let router: SessionRouter
+    private let shared = Mutex(Shared())
+
+    private struct Shared {
+        weak var delegate: (any HTTPSessionDelegate)?
+        var requestProcessors: [HTTPProcessor] = []
+        var responseProcessors: [HTTPProcessor] = []
+    }
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - configuration: The URLSession configuration (timeouts, cache, cookies, connection limits).
+    ///   - delegateQueue: Where handlers run; the main queue by default.
+    ///   - workerQueue: Where processors run; a new concurrent queue by default.
+    public init(
+        configuration: URLSessionConfiguration = .default,
+        delegateQueue: OperationQueue? = nil,
+        workerQueue: OperationQueue? = nil
+    ) {
+        self.delegateQueue = delegateQueue ?? .main
+        self.workerQueue = workerQueue ?? {
+            let queue = OperationQueue()
+            queue.name = "Jewzruxin.HTTPSession.worker"
+            return queue
+        }()
+        let callbackQueue = OperationQueue()
+        callbackQueue.name = "Jewzruxin.HTTPSession.network"
+        callbackQueue.maxConcurrentOperationCount = 1
+        let router = SessionRouter()
+        self.router = router
+        self.core = URLSession(configuration: configuration, delegate: router, delegateQueue: callbackQueue)
+    }
+
+    deinit {
+        core.finishTasksAndInvalidate()
+    }
+
+    /// An object that customises status handling; held weakly.
+    public var delegate: (any HTTPSessionDelegate)? {
+        get { shared.withLock { $0.delegate } }
+        set { shared.withLock { $0.delegate = newValue } }
+    }
+
+    /// Request processors for every cycle of this session whose own ``HTTPCycle/requestProcessors``
+    /// is `nil`.
+    public var requestProcessors: [HTTPProcessor] {
+        get { shared.withLock { $0.requestProcessors } }
+        set { shared.withLock { $0.requestProcessors = newValue } }
+    }
+
+    /// Response processors for every cycle of this session whose own
+    /// ``HTTPCycle/responseProcessors`` is `nil`.
+    public var responseProcessors: [HTTPProcessor] {
+        get { shared.withLock { $0.responseProcessors } }
+        set { shared.withLock { $0.responseProcessors = newValue } }
+    }
+
+    /// How many cycles of this session have a URLSession task in flight.
+    public var runningTaskCount: Int { router.count }
+
+    /// Whether a status ends a cycle as a failure: the delegate's answer, or status ≥ 400.
+    func shouldTreatStatusCodeAsFailure(_ status: Int) -> Bool {
+        if let delegate = delegate {
+            return delegate.session(self, shouldTreatStatusCodeAsFailure: status)
+        }
+        return status >= 400
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Jewzruxin
+import JewzruxinSandbox
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs `body` with a fresh sandbox on a free loopback port, stopped afterwards.
+func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
+    let sandbox = try Sandbox.start()
+    defer { sandbox.stop() }
+    return try await body(sandbox)
+}
+
+extension Sandbox {
+    /// The absolute URL string of a path on this sandbox.
+    func string(_ pathAndQuery: String) -> String {
+        baseURL.absoluteString + pathAndQuery
+    }
+}
+
+/// What a completion handler was called with.
+struct Outcome: Sendable {
+    let cycle: HTTPCycle
+    let error: (any Error)?
+
+    var response: HTTPResponse { cycle.response }
+}
+
+/// Starts a cycle through a callback API and waits for its completion handler.
+///
+/// - Parameter start: Calls the API with the handler it is given and returns the cycle.
+func outcome(_ start: (@escaping HTTPCycle.CompletionHandler) throws -> HTTPCycle) async throws -> Outcome {
+    try await withCheckedThrowingContinuation { continuation in
+        do {
+            _ = try start { cycle, error in continuation.resume(returning: Outcome(cycle: cycle, error: error)) }
+        } catch {
+            continuation.resume(throwing: error)
+        }
+    }
+}
+
+/// Counts calls made from any thread.
+final class CallCounter: Sendable {
+    private let calls = Mutex<[String]>([])
+
+    func record(_ label: String = "") { calls.withLock { $0.append(label) } }
+    var count: Int { calls.withLock { $0.count } }
+    var labels: [String] { calls.withLock { $0 } }
+}
+
+/// A session whose handlers run on a private serial queue, so a test can drain that queue.
+func makeSession(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> HTTPSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configure(configuration)
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    return HTTPSession(configuration: configuration, delegateQueue: queue)
+}
+
+extension HTTPSession {
+    /// Waits until every URLSession task of the session has reported its end and every handler
+    /// queued so far on the (serial) delegate queue has run.
+    func drain() async {
+        await router.whenIdle()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            delegateQueue.addOperation { continuation.resume() }
+        }
+    }
+}
+
+/// Decodes the JSON the sandbox's `/inspect/` endpoint answers with.
+struct Inspection: Decodable {
+    let method: String
+    let path: String
+    let query: String
+    let headers: [[String]]
+    let body: String
+    let bodyLength: Int
+
+    init(_ response: HTTPResponse) throws {
+        self = try JSONDecoder().decode(Inspection.self, from: response.data)
+    }
+
+    /// Every value a header was received with, the name matched case-insensitively.
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+    }
+}

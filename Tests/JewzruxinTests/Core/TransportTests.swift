@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import Jewzruxin
+import JewzruxinSandbox
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Transport: bodies, drops, redirects, load")
+struct TransportTests {
+    @Test("a large body arrives whole and in order", arguments: [false, true])
+    func largeBody(chunked: Bool) async throws {
+        try await withSandbox { sandbox in
+            let size = 3 << 20
+            let result = try await outcome {
+                try HTTPCycle.get(sandbox.string("/bytes/\(size)"), parameters: chunked ? ["chunked": 1] : nil,
+                                  session: makeSession(), completionHandler: $0)
+            }
+            #expect(result.error == nil)
+            #expect(result.response.data.count == size)
+            #expect(result.response.data == SandboxBody.expectedPattern(count: size))
+        }
+    }
+
+    @Test("a connection dropped mid-body ends in a transport error, once, without hanging", arguments: [false, true])
+    func droppedMidBody(chunked: Bool) async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession { $0.timeoutIntervalForRequest = 10 }
+            let counter = CallCounter()
+            let result = try await outcome { handler in
+                try HTTPCycle.get(sandbox.string("/drop/"), parameters: ["after": 1000, "chunked": chunked ? 1 : 0], session: session) {
+                    counter.record()
+                    handler($0, $1)
+                }
+            }
+            guard case HTTPError.transport(let urlError)? = result.error else {
+                Issue.record("expected a transport error, got \(String(describing: result.error))")
+                return
+            }
+            #expect(urlError.code != .cancelled)
+            #expect(urlError.code != .timedOut)
+            await session.drain()
+            #expect(counter.count == 1)
+            #expect(session.runningTaskCount == 0)
+        }
+    }
+
+    @Test("a refused connection is a transport error")
+    func connectionRefused() async throws {
+        let sandbox = try Sandbox.start()
+        let url = sandbox.string("/hello/")
+        sandbox.stop()
+        let result = try await outcome { try HTTPCycle.get(url, session: makeSession(), completionHandler: $0) }
+        guard case HTTPError.transport(let urlError)? = result.error else {
+            Issue.record("expected a transport error, got \(String(describing: result.error))")
+            return
+        }
+        #expect(urlError.code == .cannotConnectToHost)
+        #expect(result.response.statusCode == nil)
+    }
+
+    @Test("the request timeout ends a stalled request with timedOut")
+    func requestTimeout() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession { $0.timeoutIntervalForRequest = 0.5 }
+            let result = try await outcome { try HTTPCycle.get(sandbox.string("/echo/?delay=3"), session: session, completionHandler: $0) }
+            guard case HTTPError.transport(let urlError)? = result.error else {
+                Issue.record("expected a transport error, got \(String(describing: result.error))")
+                return
+            }
+            #expect(urlError.code == .timedOut)
+        }
+    }
+
+    @Test("redirects are followed to the final response", arguments: [301, 302, 303, 307, 308])
+    func redirects(code: Int) async throws {
+        try await withSandbox { sandbox in
+            let result = try await outcome {
+                try HTTPCycle.get(sandbox.string("/redirect/"), parameters: ["code": code, "to": "/echo/?content=arrived"],
+                                  session: makeSession(), completionHandler: $0)
+            }
+            #expect(result.error == nil)
+            #expect(result.response.statusCode == 200)
+            #expect(result.response.text == "arrived")
+            #expect(result.response.url?.absoluteString == sandbox.string("/echo/?content=arrived"))
+        }
+    }
+
+    @Test("1,000 concurrent cycles each complete exactly once")
+    func thousandConcurrentCycles() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let counter = CallCounter()
+            let total = 1_000
+            var cycles: [HTTPCycle] = []
+            for index in 0..<total {
+                cycles.append(try HTTPCycle.get(sandbox.string("/echo/"), parameters: ["content": index], session: session) { cycle, error in
+                    counter.record(error == nil ? (cycle.response.text ?? "nil") : "error \(error!)")
+                })
+            }
+            await session.drain()
+            let labels = counter.labels
+            #expect(labels.count == total)
+            #expect(Set(labels) == Set((0..<total).map(String.init)))
+            #expect(cycles.allSatisfy { $0.state == .finished })
+            #expect(session.runningTaskCount == 0)
+        }
+    }
+
+    @Test("a 401 with a challenge completes as a status error without hanging (L4, L8)")
+    func unansweredChallenge() async throws {
+        try await withSandbox { sandbox in
+            sandbox.route("/challenge/") { _ in
+                SandboxResponse(status: 401, headers: ["WWW-Authenticate": #"Basic realm="sandbox""#], body: .text("who are you"))
+            }
+            let result = try await outcome { try HTTPCycle.get(sandbox.string("/challenge/"), session: makeSession(), completionHandler: $0) }
+            #expect((result.error as? HTTPError)?.statusCode == 401)
+            #expect(result.response.text == "who are you")
+
+            // A large 401 body arrives whole too.
+            let big = String(repeating: "denied ", count: 40_000)
+            sandbox.route("/challenge-big/") { _ in
+                SandboxResponse(status: 401, headers: ["WWW-Authenticate": #"Basic realm="sandbox""#], body: .text(big))
+            }
+            let large = try await outcome { try HTTPCycle.get(sandbox.string("/challenge-big/"), session: makeSession(), completionHandler: $0) }
+            #expect((large.error as? HTTPError)?.statusCode == 401)
+            #expect(large.response.text == big)
+        }
+    }
+}
+
+@Suite("Redirect targets")
+struct RedirectTargetTests {
+    @Test("a relative Location keeps its slash before the query (FoundationNetworking drops it)", arguments: [
+        "/inspect/?content=arrived", "../inspect/?content=arrived", "inspect/../../inspect/?content=arrived",
+    ])
+    func relativeLocation(location: String) async throws {
+        try await withSandbox { sandbox in
+            let cycle = try await HTTPCycle.get(sandbox.string("/redirect/"), parameters: ["code": 302, "to": location], session: makeSession())
+            let seen = try Inspection(cycle.response)
+            #expect(seen.path == "/inspect/")
+            #expect(seen.query == "content=arrived")
+            #expect(cycle.response.url?.absoluteString == sandbox.string("/inspect/?content=arrived"))
+        }
+    }
+}
