@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The sandbox asks for the body piece by piece while writing it, so a body can be far
 /// larger than memory: ``pattern(count:)`` describes gigabytes without allocating them.
-/// Small bodies are simply wrapped ``Data``.
+/// Small bodies are simply wrapped `Data`.
 public struct SandboxBody: Sendable {
     /// The total number of bytes in the body.
     public let count: Int64

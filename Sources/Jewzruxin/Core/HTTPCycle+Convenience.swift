@@ -87,9 +87,17 @@ extension HTTPCycle {
     /// Sends a POST request and calls `completionHandler` when the cycle ends.
     ///
     /// - Parameters:
+    ///   - urlString: An absolute `http` or `https` URL.
+    ///   - parameters: Query parameters merged into the URL (see `String.mergingQueryParameters(_:)`).
     ///   - requestObject: The model the request processors turn into the body (`Data` with
-    ///     ``HTTPDataProcessor``, a dictionary with ``HTTPJSONProcessor``…).
-    ///   - The others: as for ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    ///     ``HTTPDataProcessor``, a dictionary or ``JSON`` value with ``HTTPJSONProcessor``…).
+    ///   - requestProcessors: Processors for the request; `nil` uses the session's.
+    ///   - responseProcessors: Processors for the response; `nil` uses the session's.
+    ///   - solicited: Whether the user asked for this request directly.
+    ///   - session: The session to run on.
+    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
+    /// - Returns: The started cycle, to cancel or restart it.
+    /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
     @discardableResult
     public static func post(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,

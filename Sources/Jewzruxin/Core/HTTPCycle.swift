@@ -74,7 +74,7 @@ public final class HTTPCycle: Sendable {
     /// Where the cycle is in its life.
     public var state: State { locked.withLock { $0.machine.state } }
 
-    /// A name for the cycle, free for the caller (``HTTPService`` finds cycles by it).
+    /// A name for the cycle, free for the caller (a service can find its cycles by it).
     public var identifier: String {
         get { locked.withLock { $0.identifier } }
         set { locked.withLock { $0.identifier = newValue } }
