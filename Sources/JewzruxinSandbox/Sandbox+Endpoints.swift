@@ -14,6 +14,10 @@ import Foundation
 // | any            | /drop/       | after (0), chunked (0), chunk      | announces 2N+100, sends N bytes, closes |
 // | any            | /inspect/    |                                    | 200 JSON of the request as received     |
 // | any            | /status/N    |                                    | status N, body `status N`               |
+// | any            | /flaky/      | key fail(1) code(503) retry_after  | see Sandbox+Flaky.swift                 |
+//
+// Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
+// /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
 //
 // Anything else is 404; a known path with a wrong method is 405 with `Allow`.
 
@@ -43,6 +47,8 @@ extension Sandbox {
         core.addRoute("/drop", guarded(drop))
         core.addRoute("/inspect", inspect)
         core.addRoute("/status/*", guarded(status))
+        registerFlakyEndpoint(on: core)
+        registerAuthEndpoints(on: core)
     }
 
     /// Turns a throwing endpoint into a handler that answers parameter errors with 400.

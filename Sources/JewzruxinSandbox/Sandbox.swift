@@ -98,6 +98,14 @@ public final class Sandbox: Sendable {
     /// persistent connection.
     public var acceptedConnectionCount: Int { core.acceptedConnectionCount }
 
+    /// How many requests `/flaky/` has counted for `key` (0 if none).
+    ///
+    /// Every valid `/flaky/?key=…` request counts, failed or not, so a test can prove
+    /// how many times a client retried. Requests rejected with 400 are not counted.
+    public func requestCount(forFlakyKey key: String) -> Int {
+        core.flakyCounters.count(for: key)
+    }
+
     /// The number of accepted connections that are still open.
     public var openConnectionCount: Int { core.openConnectionCount }
 

@@ -39,6 +39,10 @@ final class ServerCore: Sendable {
 
     let stopSignal: StopSignal
     let threads = ThreadTracker()
+    /// Nonces issued by the `/digest_auth/` endpoints.
+    let digestNonces = DigestNonceStore()
+    /// Per-key request counters of `/flaky/`.
+    let flakyCounters = FlakyCounters()
     private let state = Locked(State())
 
     init(stopSignal: StopSignal) {
