@@ -61,7 +61,12 @@ enum QueryEncoding {
     }()
 
     static func encode(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: unreserved) ?? string
+        encode(string, allowing: unreserved)
+    }
+
+    /// Percent-encodes, as UTF-8, every character of `string` that is not in `allowed`.
+    static func encode(_ string: String, allowing allowed: CharacterSet) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: allowed) ?? string
     }
 
     /// The text of each value: arrays give one item per element, `nil` none.
