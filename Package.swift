@@ -8,16 +8,24 @@ let package = Package(
         .library(name: "JewzruxinSandbox", targets: ["JewzruxinSandbox"]),
     ],
     targets: [
-        .target(name: "Jewzruxin"),
-        .target(name: "JewzruxinSandbox"),
+        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth"]),
+        .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth"]),
+        // Hashes, auth-param parsing and Digest computation shared by the client and the sandbox;
+        // not a product: its API is `package`-level.
+        .target(name: "JewzruxinAuth"),
         .testTarget(
             name: "JewzruxinTests",
-            dependencies: ["Jewzruxin", "JewzruxinSandbox"],
+            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth"],
             resources: [.copy("Resources")]
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",
             dependencies: ["JewzruxinSandbox"]
+        ),
+        .testTarget(
+            name: "JewzruxinAuthTests",
+            dependencies: ["JewzruxinAuth"],
+            resources: [.copy("Resources")]
         ),
     ],
     swiftLanguageModes: [.v6]

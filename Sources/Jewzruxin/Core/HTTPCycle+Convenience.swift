@@ -1,18 +1,43 @@
 import Foundation
 
 extension HTTPCycle {
-    /// A convenience method's arguments, after validation.
-    private static func make(
-        _ method: HTTPMethod, _ urlString: String, parameters: [String: any Sendable]?,
-        requestObject: (any Sendable)?, requestProcessors: [HTTPProcessor]?,
-        responseProcessors: [HTTPProcessor]?, solicited: Bool, session: HTTPSession
-    ) throws -> HTTPCycle {
-        let url = try validatedURL(urlString.mergingQueryParameters(parameters ?? [:]), given: urlString)
-        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
-        cycle.request.object = requestObject
-        cycle.requestProcessors = requestProcessors
-        cycle.responseProcessors = responseProcessors
-        cycle.solicited = solicited
+    /// The arguments every convenience method shares.
+    struct Options {
+        var parameters: [String: any Sendable]?
+        var requestObject: (any Sendable)?
+        var requestProcessors: [HTTPProcessor]?
+        var responseProcessors: [HTTPProcessor]?
+        var authentications: [Authentication]?
+        var solicited: Bool
+        var session: HTTPSession
+
+        init(
+            _ parameters: [String: any Sendable]?, _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
+            _ responseProcessors: [HTTPProcessor]?, _ authentications: [Authentication]?, _ solicited: Bool,
+            _ session: HTTPSession
+        ) {
+            self.parameters = parameters
+            self.requestObject = requestObject
+            self.requestProcessors = requestProcessors
+            self.responseProcessors = responseProcessors
+            self.authentications = authentications
+            self.solicited = solicited
+            self.session = session
+        }
+    }
+
+    /// A cycle made from a convenience method's arguments, not started.
+    /// - Throws: ``HTTPError/invalidURL(_:reason:)`` for a URL string that can't be used.
+    static func make(_ method: HTTPMethod, _ urlString: String, _ options: Options) throws -> HTTPCycle {
+        let url = try validatedURL(urlString.mergingQueryParameters(options.parameters ?? [:]), given: urlString)
+        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: options.session)
+        cycle.locked.withLock { s in
+            s.request.object = options.requestObject
+            s.requestProcessors = options.requestProcessors
+            s.responseProcessors = options.responseProcessors
+            s.authentications = options.authentications
+            s.solicited = options.solicited
+        }
         return cycle
     }
 
@@ -43,6 +68,7 @@ extension HTTPCycle {
     ///   - parameters: Query parameters merged into the URL (see `String.mergingQueryParameters(_:)`).
     ///   - requestProcessors: Processors for the request; `nil` uses the session's.
     ///   - responseProcessors: Processors for the response; `nil` uses the session's.
+    ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
     ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
@@ -52,36 +78,36 @@ extension HTTPCycle {
     public static func get(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.get, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.get, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
     /// Sends a HEAD request and calls `completionHandler` when the cycle ends.
     ///
-    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``.
     @discardableResult
     public static func head(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.head, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.head, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
     /// Sends a DELETE request and calls `completionHandler` when the cycle ends.
     ///
-    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``.
     @discardableResult
     public static func delete(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.delete, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.delete, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
     /// Sends a POST request and calls `completionHandler` when the cycle ends.
@@ -93,6 +119,7 @@ extension HTTPCycle {
     ///     ``HTTPDataProcessor``, a dictionary or ``JSON`` value with ``HTTPJSONProcessor``…).
     ///   - requestProcessors: Processors for the request; `nil` uses the session's.
     ///   - responseProcessors: Processors for the response; `nil` uses the session's.
+    ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
     ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
@@ -102,49 +129,42 @@ extension HTTPCycle {
     public static func post(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.post, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.post, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
     /// Sends a PUT request and calls `completionHandler` when the cycle ends.
     ///
-    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``.
     @discardableResult
     public static func put(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.put, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.put, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
     /// Sends a PATCH request and calls `completionHandler` when the cycle ends.
     ///
-    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:solicited:session:completionHandler:)``.
+    /// The arguments are those of ``post(_:parameters:requestObject:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``.
     @discardableResult
     public static func patch(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        try request(.patch, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session, completionHandler)
+        try request(.patch, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
     }
 
-    // swiftlint:disable:next function_parameter_count
     private static func request(
-        _ method: HTTPMethod, _ urlString: String, _ parameters: [String: any Sendable]?,
-        _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
-        _ responseProcessors: [HTTPProcessor]?, _ solicited: Bool, _ session: HTTPSession,
-        _ completionHandler: @escaping CompletionHandler
+        _ method: HTTPMethod, _ urlString: String, _ options: Options, _ completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
-        let cycle = try make(
-            method, urlString, parameters: parameters, requestObject: requestObject,
-            requestProcessors: requestProcessors, responseProcessors: responseProcessors,
-            solicited: solicited, session: session)
+        let cycle = try make(method, urlString, options)
         cycle.start(completionHandler)
         return cycle
     }
@@ -160,9 +180,9 @@ extension HTTPCycle {
     public static func get(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.get, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+        try await run(.get, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
     /// Sends a HEAD request and returns the finished cycle.
@@ -170,9 +190,9 @@ extension HTTPCycle {
     public static func head(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.head, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+        try await run(.head, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
     /// Sends a DELETE request and returns the finished cycle.
@@ -180,9 +200,9 @@ extension HTTPCycle {
     public static func delete(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.delete, urlString, parameters, nil, requestProcessors, responseProcessors, solicited, session)
+        try await run(.delete, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
     /// Sends a POST request and returns the finished cycle.
@@ -190,9 +210,9 @@ extension HTTPCycle {
     public static func post(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.post, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+        try await run(.post, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
     /// Sends a PUT request and returns the finished cycle.
@@ -200,9 +220,9 @@ extension HTTPCycle {
     public static func put(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.put, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+        try await run(.put, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
     /// Sends a PATCH request and returns the finished cycle.
@@ -210,21 +230,13 @@ extension HTTPCycle {
     public static func patch(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        solicited: Bool = false, session: HTTPSession = .default
+        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
-        try await run(.patch, urlString, parameters, requestObject, requestProcessors, responseProcessors, solicited, session)
+        try await run(.patch, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }
 
-    // swiftlint:disable:next function_parameter_count
-    private static func run(
-        _ method: HTTPMethod, _ urlString: String, _ parameters: [String: any Sendable]?,
-        _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
-        _ responseProcessors: [HTTPProcessor]?, _ solicited: Bool, _ session: HTTPSession
-    ) async throws -> HTTPCycle {
-        let cycle = try make(
-            method, urlString, parameters: parameters, requestObject: requestObject,
-            requestProcessors: requestProcessors, responseProcessors: responseProcessors,
-            solicited: solicited, session: session)
+    private static func run(_ method: HTTPMethod, _ urlString: String, _ options: Options) async throws -> HTTPCycle {
+        let cycle = try make(method, urlString, options)
         try await cycle.start()
         return cycle
     }

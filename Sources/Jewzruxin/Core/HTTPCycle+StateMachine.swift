@@ -5,8 +5,10 @@ extension HTTPCycle {
         case idle
         /// Preparing or sending the request, or receiving the response.
         case running
-        /// The transfer is over; response processors are running.
+        /// The transfer is over; the outcome is being judged and response processors are running.
         case processing
+        /// The last try failed; the cycle waits before resending.
+        case waitingToRetry
         /// The completion handler has been (or is being) called.
         case finished
         /// Cancelled; the completion handler ran with ``HTTPError/cancelled`` or, if the cancel was
@@ -16,13 +18,16 @@ extension HTTPCycle {
 
     /// The cycle's lifecycle as plain transitions, run under the cycle's lock.
     ///
-    /// Each run of the cycle (a start or a restart) gets a new `attempt` number; callbacks carrying an
-    /// older number are ignored. A transition that returns `true` (or an action that notifies) is the
-    /// only one that can lead to the completion handler for that run, which is what makes "completion
-    /// exactly once" hold when cancel, restart and completion race.
+    /// A *run* is what one start (or restart) does, from sending to the completion handler; it may
+    /// send the request several times (retries, authentication, 307/308 redirects), each send being
+    /// an *attempt* with a new number. Transport callbacks and timers carry the number they were
+    /// made for and are ignored once it is stale. Only a transition that returns `true` (or a cancel
+    /// action that notifies) leads to the completion handler of a run, which is what makes
+    /// "completion exactly once" hold when cancel, restart, retries, the deadline and completion race.
     struct StateMachine: Sendable {
         private(set) var state: State = .idle
         private(set) var attempt = 0
+        private(set) var run = 0
 
         enum StartAction: Equatable {
             /// Send the request of this attempt.
@@ -38,31 +43,33 @@ extension HTTPCycle {
             case cancel(notify: Bool)
         }
 
-        mutating func start() -> StartAction {
+        /// Whether a run is under way (its completion handler not reached yet).
+        var isActive: Bool {
             switch state {
-            case .running, .processing:
-                return .rejectAlreadyRunning
-            case .idle, .finished, .cancelled:
-                return .send(attempt: beginAttempt())
+            case .running, .processing, .waitingToRetry: return true
+            case .idle, .finished, .cancelled: return false
             }
         }
 
-        /// Starts a new attempt whatever the state: the current one, if any, becomes stale.
+        mutating func start() -> StartAction {
+            guard !isActive else { return .rejectAlreadyRunning }
+            run += 1
+            return .send(attempt: beginAttempt())
+        }
+
+        /// Starts a new run whatever the state: the current attempt, if any, becomes stale.
         mutating func restart() -> Int {
-            beginAttempt()
+            run += 1
+            return beginAttempt()
         }
 
         mutating func cancel(explicitly: Bool) -> CancelAction {
-            switch state {
-            case .running, .processing:
-                state = .cancelled
-                return .cancel(notify: !explicitly)
-            case .idle, .finished, .cancelled:
-                return .none
-            }
+            guard isActive else { return .none }
+            state = .cancelled
+            return .cancel(notify: !explicitly)
         }
 
-        /// Whether a transport callback of `attempt` belongs to the run in progress.
+        /// Whether a transport callback of `attempt` belongs to the attempt in progress.
         func isCurrent(_ attempt: Int) -> Bool {
             state == .running && attempt == self.attempt
         }
@@ -72,6 +79,27 @@ extension HTTPCycle {
             guard isCurrent(attempt) else { return false }
             state = .processing
             return true
+        }
+
+        /// The outcome of `attempt` calls for sending again at once (an authentication answer, a
+        /// 307/308 redirect): the number of the new attempt, or `nil` if `attempt` is stale.
+        mutating func resend(after attempt: Int) -> Int? {
+            guard state == .processing, attempt == self.attempt else { return nil }
+            return beginAttempt()
+        }
+
+        /// `attempt` failed and will be retried after a wait.
+        mutating func waitToRetry(after attempt: Int) -> Bool {
+            guard state == .processing, attempt == self.attempt else { return false }
+            state = .waitingToRetry
+            return true
+        }
+
+        /// The wait after `attempt` is over: the number of the retry attempt, or `nil` if the cycle
+        /// was cancelled or restarted meanwhile.
+        mutating func retry(after attempt: Int) -> Int? {
+            guard state == .waitingToRetry, attempt == self.attempt else { return nil }
+            return beginAttempt()
         }
 
         /// The run of `attempt` is over: finish if it is still current.
@@ -84,6 +112,13 @@ extension HTTPCycle {
         /// The run of `attempt` failed before or while sending: finish if it is still current.
         mutating func failed(attempt: Int) -> Bool {
             guard isCurrent(attempt) else { return false }
+            state = .finished
+            return true
+        }
+
+        /// The deadline of `run` passed: finish it, whatever it was doing, if it is still active.
+        mutating func deadlinePassed(run: Int) -> Bool {
+            guard isActive, run == self.run else { return false }
             state = .finished
             return true
         }

@@ -7,10 +7,12 @@ import FoundationNetworking
 /// One HTTP request and its response, sent over an ``HTTPSession``.
 ///
 /// Create a cycle, configure its ``request``, then ``start(_:)`` it; or let a convenience method such
-/// as ``get(_:parameters:requestProcessors:responseProcessors:solicited:session:completionHandler:)``
+/// as ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``
 /// do both. The completion handler runs exactly once per start, on the session's delegate queue,
-/// unless the cycle is cancelled explicitly. A finished or cancelled cycle can be started again, and
-/// ``restart()`` resends the same request at any time.
+/// unless the cycle is cancelled explicitly. In between, the cycle may send the request more than
+/// once: to retry after a timeout, a 408 or a 503 (``RetryPolicy``), to answer an authentication
+/// challenge (``authentications``), or to follow a 307/308 redirect with its body. A finished or
+/// cancelled cycle can be started again, and ``restart()`` resends the same request at any time.
 public final class HTTPCycle: Sendable {
     /// Called when a run of the cycle ends: `error` is `nil` on success.
     public typealias CompletionHandler = @Sendable (HTTPCycle, (any Error)?) -> Void
@@ -18,7 +20,7 @@ public final class HTTPCycle: Sendable {
     /// The session that runs this cycle.
     public let session: HTTPSession
 
-    private let locked: Mutex<Locked>
+    let locked: Mutex<Locked>
 
     struct Completion: Sendable {
         /// Async callers are told about explicit cancels too, so they never wait forever.
@@ -26,9 +28,12 @@ public final class HTTPCycle: Sendable {
         let handler: CompletionHandler
     }
 
-    private struct Locked: Sendable {
+    struct Locked {
         var machine = StateMachine()
+        /// The request as configured, after the request processors.
         var request: HTTPRequest
+        /// The request of the attempt in progress, as it went on the wire.
+        var sentRequest: HTTPRequest?
         var response = HTTPResponse()
         var completion: Completion?
         var task: URLSessionTask?
@@ -38,12 +43,25 @@ public final class HTTPCycle: Sendable {
         /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
         /// response and its body have already arrived and are the outcome.
         var declinedChallenge = false
+
         var identifier = ""
         var solicited = false
         var explicitlyCanceling = false
-        var retriedCount = 0
         var requestProcessors: [HTTPProcessor]?
         var responseProcessors: [HTTPProcessor]?
+        var authentications: [Authentication]?
+        var timeoutIntervalForResource: TimeInterval?
+        var uploadSource: UploadSource?
+        var didSendBodyData: DidSendBodyDataHandler?
+        var didWriteData: DidWriteBodyDataHandler?
+        var downloadFileHandler: DownloadFileHandler?
+
+        // Per run.
+        var retriedCount = 0
+        var authenticationFailures = 0
+        var redirectCount = 0
+        /// The indicator increased for the run in progress, decreased when it ends.
+        var activeIndicator: NetworkActivityIndicator?
     }
 
     /// Creates a cycle without starting it.
@@ -59,7 +77,7 @@ public final class HTTPCycle: Sendable {
 
     // MARK: Properties
 
-    /// The request to send. Changes apply to the next start.
+    /// The request to send. Changes apply to the next start; request processors update it.
     public var request: HTTPRequest {
         get { locked.withLock { $0.request } }
         set { locked.withLock { $0.request = newValue } }
@@ -80,8 +98,8 @@ public final class HTTPCycle: Sendable {
         set { locked.withLock { $0.identifier = newValue } }
     }
 
-    /// Whether the user asked for this request directly (a pull to refresh, a button): such cycles
-    /// keep trying until data arrives.
+    /// Whether the user asked for this request directly (a pull to refresh, a button): such a cycle
+    /// is resent after any error, without limit, until a response succeeds or it is cancelled.
     public var solicited: Bool {
         get { locked.withLock { $0.solicited } }
         set { locked.withLock { $0.solicited = newValue } }
@@ -90,7 +108,7 @@ public final class HTTPCycle: Sendable {
     /// Whether the last cancel was explicit (its completion handler is then not called).
     public var explicitlyCanceling: Bool { locked.withLock { $0.explicitlyCanceling } }
 
-    /// How many times the current run has been resent.
+    /// How many times the current run has been resent after a failure.
     public var retriedCount: Int { locked.withLock { $0.retriedCount } }
 
     /// Processors that prepare the request; `nil` uses the session's.
@@ -105,6 +123,20 @@ public final class HTTPCycle: Sendable {
         set { locked.withLock { $0.responseProcessors = newValue } }
     }
 
+    /// What answers authentication challenges; `nil` uses the session's.
+    public var authentications: [Authentication]? {
+        get { locked.withLock { $0.authentications } }
+        set { locked.withLock { $0.authentications = newValue } }
+    }
+
+    /// The longest a run may take, retries included, before it ends with a `timedOut` error; `nil`
+    /// uses the session configuration's `timeoutIntervalForResource` (which URLSession itself
+    /// ignores on Linux, L10).
+    public var timeoutIntervalForResource: TimeInterval? {
+        get { locked.withLock { $0.timeoutIntervalForResource } }
+        set { locked.withLock { $0.timeoutIntervalForResource = newValue } }
+    }
+
     // MARK: Start, cancel, restart
 
     /// Sends the request; `completionHandler` runs on the session's delegate queue when the run ends.
@@ -115,23 +147,22 @@ public final class HTTPCycle: Sendable {
         begin(Completion(notifiesExplicitCancel: false, handler: completionHandler))
     }
 
-    /// Cancels the run in progress, if any.
+    /// Cancels the run in progress, if any, retries and waits included.
     ///
     /// - Parameter explicitly: `true` when the user asked for it: the completion handler is not
     ///   called. `false`: it is called with ``HTTPError/cancelled``.
     public func cancel(explicitly: Bool) {
-        let (action, task, completion) = locked.withLock { s -> (StateMachine.CancelAction, URLSessionTask?, Completion?) in
-            let action = s.machine.cancel(explicitly: explicitly)
-            guard action != .none else { return (action, nil, nil) }
+        let effects = locked.withLock { s -> Effects in
+            var effects = Effects()
+            guard case .cancel(let notify) = s.machine.cancel(explicitly: explicitly) else { return effects }
             s.explicitlyCanceling = explicitly
-            defer { s.task = nil }
-            return (action, s.task, s.completion)
+            s.endRun(&effects)
+            if let completion = s.completion, notify || completion.notifiesExplicitCancel {
+                effects.delivery = Delivery(completion: completion, error: HTTPError.cancelled)
+            }
+            return effects
         }
-        task?.cancel()
-        guard case .cancel(let notify) = action, let completion else { return }
-        if notify || completion.notifiesExplicitCancel {
-            deliver(HTTPError.cancelled, to: completion)
-        }
+        perform(effects)
     }
 
     /// Cancels the run in progress silently, if any, and sends the request again.
@@ -139,176 +170,36 @@ public final class HTTPCycle: Sendable {
     /// The completion handler given to the last ``start(_:)`` runs when the new run ends. A cycle
     /// that has finished can be restarted too.
     public func restart() {
-        let (attempt, task) = locked.withLock { s -> (Int, URLSessionTask?) in
-            defer { s.task = nil }
-            s.response = HTTPResponse()
-            s.explicitlyCanceling = false
-            s.retriedCount = 0
-            return (s.machine.restart(), s.task)
+        let indicator = session.networkActivityIndicator
+        let (attempt, run, effects) = locked.withLock { s -> (Int, Int, Effects) in
+            var effects = Effects()
+            let attempt = s.machine.restart()
+            s.beginRun(indicator: indicator, &effects)
+            return (attempt, s.machine.run, effects)
         }
-        task?.cancel()
+        perform(effects)
+        scheduleDeadline(run: run)
         send(attempt: attempt)
     }
 
-    // MARK: The run
-
     func begin(_ completion: Completion) {
-        let action = locked.withLock { s -> StateMachine.StartAction in
+        let indicator = session.networkActivityIndicator
+        let (action, run, effects) = locked.withLock { s -> (StateMachine.StartAction, Int, Effects) in
+            var effects = Effects()
             let action = s.machine.start()
             if case .send = action {
                 s.completion = completion
-                s.response = HTTPResponse()
-                s.explicitlyCanceling = false
-                s.retriedCount = 0
+                s.beginRun(indicator: indicator, &effects)
             }
-            return action
+            return (action, s.machine.run, effects)
         }
         switch action {
-        case .send(let attempt): send(attempt: attempt)
-        case .rejectAlreadyRunning: deliver(HTTPError.alreadyRunning, to: completion)
+        case .send(let attempt):
+            perform(effects)
+            scheduleDeadline(run: run)
+            send(attempt: attempt)
+        case .rejectAlreadyRunning:
+            deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
         }
-    }
-
-    private func send(attempt: Int) {
-        let (request, ownProcessors) = locked.withLock { ($0.request, $0.requestProcessors) }
-        let processors = ownProcessors ?? session.requestProcessors
-        guard !processors.isEmpty else {
-            resume(request, attempt: attempt)
-            return
-        }
-        session.workerQueue.addOperation {
-            var request = request
-            do {
-                for processor in processors { try processor.processRequest(&request) }
-            } catch {
-                self.fail(attempt: attempt, error: error)
-                return
-            }
-            self.resume(request, attempt: attempt)
-        }
-    }
-
-    private func resume(_ request: HTTPRequest, attempt: Int) {
-        let task = session.core.dataTask(with: request.wireRequest)
-        locked.withLock { s in
-            guard s.machine.isCurrent(attempt) else { return }
-            s.request = request
-            s.task = task
-            s.body = DataAccumulator()
-            s.consumerError = nil
-            s.declinedChallenge = false
-            session.router.register(task, for: self, attempt: attempt)
-            task.resume()
-        }
-    }
-
-    private func fail(attempt: Int, error: any Error) {
-        let completion = locked.withLock { s -> Completion? in
-            s.machine.failed(attempt: attempt) ? s.completion : nil
-        }
-        if let completion { deliver(error, to: completion) }
-    }
-
-    private func deliver(_ error: (any Error)?, to completion: Completion) {
-        session.delegateQueue.addOperation { completion.handler(self, error) }
-    }
-
-    // MARK: Transport callbacks (the session's network queue)
-
-    func transportDidReceive(_ response: URLResponse, attempt: Int) throws {
-        guard let http = response as? HTTPURLResponse else { return }
-        try locked.withLock { s in
-            guard s.machine.isCurrent(attempt) else { return }
-            s.response.core = http
-            try s.body.prepare(for: http)
-        }
-    }
-
-    func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        try locked.withLock { s in
-            guard s.machine.isCurrent(attempt) else { return }
-            try s.body.append(chunk)
-        }
-    }
-
-    /// The body consumer refused what arrived: stop the transfer and report `error` (L1: URLSession
-    /// ignores a `.cancel` disposition, so the task is cancelled here).
-    func transportDidFail(_ error: any Error, attempt: Int) {
-        let task = locked.withLock { s -> URLSessionTask? in
-            guard s.machine.isCurrent(attempt), s.consumerError == nil else { return nil }
-            s.consumerError = error
-            return s.task
-        }
-        task?.cancel()
-    }
-
-    /// The router declined an authentication challenge for `attempt`.
-    func transportDidDeclineChallenge(attempt: Int) {
-        locked.withLock { s in
-            if s.machine.isCurrent(attempt) { s.declinedChallenge = true }
-        }
-    }
-
-    func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        let outcome = locked.withLock { s -> (HTTPResponse, [HTTPProcessor]?, (any Error)?, Bool)? in
-            guard s.machine.transportCompleted(attempt: attempt) else { return nil }
-            s.task = nil
-            s.response.data = s.body.data
-            s.body = DataAccumulator()
-            return (s.response, s.responseProcessors, s.consumerError, s.declinedChallenge)
-        }
-        guard let (response, ownProcessors, consumerError, declinedChallenge) = outcome else { return }
-
-        var transportError = transportError
-        if declinedChallenge, response.core != nil, let error = transportError as NSError?,
-           error.domain == NSURLErrorDomain, error.code == NSURLErrorCancelled {
-            transportError = nil
-        }
-        if let failure = consumerError ?? transportError.map(Self.mapTransportError) {
-            complete(attempt: attempt, response: response, error: failure)
-            return
-        }
-        if let status = response.statusCode, session.shouldTreatStatusCodeAsFailure(status) {
-            complete(attempt: attempt, response: response, error: HTTPError.statusCodeSeemsToHaveErred(response))
-            return
-        }
-        let processors = ownProcessors ?? session.responseProcessors
-        guard !processors.isEmpty else {
-            complete(attempt: attempt, response: response, error: nil)
-            return
-        }
-        session.workerQueue.addOperation {
-            var processed = response
-            do {
-                for processor in processors { try processor.processResponse(&processed) }
-                self.complete(attempt: attempt, response: processed, error: nil)
-            } catch {
-                self.complete(attempt: attempt, response: response, error: error)
-            }
-        }
-    }
-
-    private func complete(attempt: Int, response: HTTPResponse, error: (any Error)?) {
-        let completion = locked.withLock { s -> Completion? in
-            guard s.machine.processingCompleted(attempt: attempt) else { return nil }
-            s.response.core = response.core
-            s.response.data = response.data
-            s.response.object = response.object
-            return s.completion
-        }
-        if let completion { deliver(error, to: completion) }
-    }
-
-    static func mapTransportError(_ error: any Error) -> any Error {
-        if let error = error as? HTTPError { return error }
-        let urlError: URLError
-        if let error = error as? URLError {
-            urlError = error
-        } else {
-            let ns = error as NSError
-            guard ns.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: ns.code) else { return error }
-            urlError = URLError(code, userInfo: ns.userInfo)
-        }
-        return urlError.code == .cancelled ? HTTPError.cancelled : HTTPError.transport(urlError)
     }
 }

@@ -24,10 +24,19 @@ public final class HTTPSession: Sendable {
     let router: SessionRouter
     private let shared = Mutex(Shared())
 
+    /// The configuration's `timeoutIntervalForResource`, enforced by each cycle as its deadline.
+    let resourceTimeout: TimeInterval
+    /// URLSession's default resource timeout (7 days): a deadline this long or longer is not armed.
+    static let unsetResourceTimeout: TimeInterval = 7 * 24 * 60 * 60
+
     private struct Shared {
         weak var delegate: (any HTTPSessionDelegate)?
         var requestProcessors: [HTTPProcessor] = []
         var responseProcessors: [HTTPProcessor] = []
+        var authentications: [Authentication] = []
+        var retryPolicy = RetryPolicy.default
+        var networkActivityIndicator: NetworkActivityIndicator? = .shared
+        var downloadDirectory = FileManager.default.temporaryDirectory
     }
 
     /// Creates a session.
@@ -52,6 +61,7 @@ public final class HTTPSession: Sendable {
         callbackQueue.maxConcurrentOperationCount = 1
         let router = SessionRouter()
         self.router = router
+        self.resourceTimeout = configuration.timeoutIntervalForResource
         self.core = URLSession(configuration: configuration, delegate: router, delegateQueue: callbackQueue)
     }
 
@@ -77,6 +87,42 @@ public final class HTTPSession: Sendable {
     public var responseProcessors: [HTTPProcessor] {
         get { shared.withLock { $0.responseProcessors } }
         set { shared.withLock { $0.responseProcessors = newValue } }
+    }
+
+    /// Authentications for every cycle of this session whose own ``HTTPCycle/authentications`` is
+    /// `nil`.
+    public var authentications: [Authentication] {
+        get { shared.withLock { $0.authentications } }
+        set { shared.withLock { $0.authentications = newValue } }
+    }
+
+    /// When cycles are resent after a failure and how long they wait first.
+    public var retryPolicy: RetryPolicy {
+        get { shared.withLock { $0.retryPolicy } }
+        set { shared.withLock { $0.retryPolicy = newValue } }
+    }
+
+    /// The wait before a retry, in seconds: the seed's name for ``RetryPolicy/retryDelay`` of
+    /// ``retryPolicy``.
+    public var retryDelay: TimeInterval {
+        get { retryPolicy.retryDelay }
+        set { shared.withLock { $0.retryPolicy.retryDelay = newValue } }
+    }
+
+    /// The counter of cycles in flight that this session's cycles add to; ``NetworkActivityIndicator/shared``
+    /// unless changed, `nil` to opt out.
+    public var networkActivityIndicator: NetworkActivityIndicator? {
+        get { shared.withLock { $0.networkActivityIndicator } }
+        set { shared.withLock { $0.networkActivityIndicator = newValue } }
+    }
+
+    /// Where downloads are written while they arrive (the temporary directory by default).
+    ///
+    /// Each download gets a new file readable by its owner only, removed after a failure, a
+    /// cancel, or once the download handler has returned.
+    public var downloadDirectory: URL {
+        get { shared.withLock { $0.downloadDirectory } }
+        set { shared.withLock { $0.downloadDirectory = newValue } }
     }
 
     /// How many cycles of this session have a URLSession task in flight.

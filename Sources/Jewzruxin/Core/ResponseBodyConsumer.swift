@@ -16,6 +16,8 @@ protocol ResponseBodyConsumer: Sendable {
     mutating func append(_ chunk: Data) throws
     /// The bytes to keep as ``HTTPResponse/data``.
     var data: Data { get }
+    /// The transfer was abandoned or its result is no longer needed: release what was written.
+    mutating func discard()
 }
 
 /// The default consumer: keeps the whole body in memory.
@@ -32,4 +34,6 @@ struct DataAccumulator: ResponseBodyConsumer {
     mutating func append(_ chunk: Data) {
         data.append(chunk)
     }
+
+    mutating func discard() {}
 }

@@ -91,7 +91,22 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        // 307 and 308 must keep the method and body, which FoundationNetworking drops (L9): the
+        // redirect is refused here, so the task ends with it, and the cycle resends the whole request.
+        if response.statusCode == 307 || response.statusCode == 308 {
+            completionHandler(nil)
+            return
+        }
         completionHandler(Self.redirectRequest(request, for: response))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        guard let entry = entry(for: task) else { return }
+        entry.cycle.transportDidSend(
+            bytes: bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend, attempt: entry.attempt)
     }
 
     /// `proposed`, aimed at the `Location` of `response` resolved as RFC 3986 says.

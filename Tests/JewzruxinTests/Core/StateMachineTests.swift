@@ -114,4 +114,53 @@ struct StateMachineTests {
         let r25 = machine.start()
         #expect(r25 == .send(attempt: 3))
     }
+
+    @Test("a retry waits, then sends a new attempt; a cancel during the wait wins")
+    func retryWait() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.transportCompleted(attempt: 1)
+        let waiting = machine.waitToRetry(after: 1)
+        #expect(waiting)
+        #expect(machine.state == .waitingToRetry)
+        #expect(machine.isActive)
+        let next = machine.retry(after: 1)
+        #expect(next == 2)
+        #expect(machine.state == .running)
+
+        _ = machine.transportCompleted(attempt: 2)
+        _ = machine.waitToRetry(after: 2)
+        let cancel = machine.cancel(explicitly: false)
+        #expect(cancel == .cancel(notify: true))
+        let late = machine.retry(after: 2)
+        #expect(late == nil)
+        #expect(machine.state == .cancelled)
+    }
+
+    @Test("a resend (authentication, 307) starts the next attempt of the same run")
+    func resend() {
+        var machine = Machine()
+        _ = machine.start()
+        let run = machine.run
+        _ = machine.transportCompleted(attempt: 1)
+        let next = machine.resend(after: 1)
+        #expect(next == 2)
+        #expect(machine.run == run)
+        let stale = machine.resend(after: 1)
+        #expect(stale == nil)
+    }
+
+    @Test("the deadline ends only the run it was armed for")
+    func deadline() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.restart()
+        let old = machine.deadlinePassed(run: 1)
+        #expect(!old)
+        let current = machine.deadlinePassed(run: 2)
+        #expect(current)
+        #expect(machine.state == .finished)
+        let again = machine.deadlinePassed(run: 2)
+        #expect(!again)
+    }
 }

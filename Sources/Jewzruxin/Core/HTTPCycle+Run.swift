@@ -1,0 +1,223 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The engine of a run: sending, receiving, judging the outcome, retrying, finishing.
+extension HTTPCycle {
+    /// A completion handler to call and what to call it with.
+    struct Delivery: Sendable {
+        let completion: Completion
+        let error: (any Error)?
+        /// A finished download: given to the download handler first, then removed.
+        var download: DownloadFile?
+    }
+
+    /// Side effects decided under the lock and carried out after it is released, so no URLSession
+    /// call, timer, indicator observer or handler ever runs while the cycle is locked.
+    struct Effects {
+        var taskToCancel: URLSessionTask?
+        var consumersToDiscard: [any ResponseBodyConsumer] = []
+        var indicatorToIncrease: NetworkActivityIndicator?
+        var indicatorToDecrease: NetworkActivityIndicator?
+        var delivery: Delivery?
+    }
+
+    func perform(_ effects: Effects) {
+        effects.taskToCancel?.cancel()
+        for var consumer in effects.consumersToDiscard { consumer.discard() }
+        effects.indicatorToIncrease?.increase()
+        effects.indicatorToDecrease?.decrease()
+        if let delivery = effects.delivery { deliver(delivery) }
+    }
+
+    func deliver(_ delivery: Delivery) {
+        session.delegateQueue.addOperation {
+            if var download = delivery.download {
+                if let handler = self.downloadFileHandler { handler(self, download.url) }
+                download.discard()
+            }
+            delivery.completion.handler(self, delivery.error)
+        }
+    }
+
+    // MARK: Sending
+
+    func send(attempt: Int) {
+        let (request, ownProcessors) = locked.withLock { ($0.request, $0.requestProcessors) }
+        let processors = ownProcessors ?? session.requestProcessors
+        guard !processors.isEmpty else {
+            transmit(request, attempt: attempt)
+            return
+        }
+        session.workerQueue.addOperation {
+            var request = request
+            do {
+                for processor in processors { try processor.processRequest(&request) }
+            } catch {
+                self.fail(attempt: attempt, error: error)
+                return
+            }
+            let processed = request
+            let current = self.locked.withLock { s -> Bool in
+                guard s.machine.isCurrent(attempt) else { return false }
+                s.request = processed
+                return true
+            }
+            if current { self.transmit(processed, attempt: attempt) }
+        }
+    }
+
+    /// Puts `request` on the wire as `attempt`, as an upload when the cycle has an upload source.
+    func transmit(_ request: HTTPRequest, attempt: Int) {
+        let (source, isDownload) = locked.withLock { ($0.uploadSource, $0.downloadFileHandler != nil) }
+        let downloadDirectory = isDownload ? session.downloadDirectory : nil
+        let task: URLSessionTask
+        switch source {
+        case .data(let data)?: task = session.core.uploadTask(with: request.core, from: data)
+        case .file(let url)?: task = session.core.uploadTask(with: request.core, fromFile: url)
+        case nil: task = session.core.dataTask(with: request.wireRequest)
+        }
+        let replaced = locked.withLock { s -> (any ResponseBodyConsumer)? in
+            guard s.machine.isCurrent(attempt) else { return nil }
+            let previous = s.body
+            s.sentRequest = request
+            s.task = task
+            s.body = downloadDirectory.map { DownloadFile(directory: $0) } ?? DataAccumulator()
+            s.consumerError = nil
+            s.declinedChallenge = false
+            session.router.register(task, for: self, attempt: attempt)
+            task.resume()
+            return previous
+        }
+        if var replaced { replaced.discard() }
+    }
+
+    /// The run of `attempt` failed before anything was sent.
+    func fail(attempt: Int, error: any Error) {
+        let effects = locked.withLock { s -> Effects? in
+            guard s.machine.failed(attempt: attempt) else { return nil }
+            var effects = Effects()
+            s.endRun(&effects)
+            effects.delivery = s.completion.map { Delivery(completion: $0, error: error) }
+            return effects
+        }
+        if let effects { perform(effects) }
+    }
+
+    // MARK: Deadline
+
+    /// Arms the overall deadline of `run`, when one shorter than URLSession's default (7 days) is set.
+    func scheduleDeadline(run: Int) {
+        let interval = timeoutIntervalForResource ?? session.resourceTimeout
+        guard interval > 0, interval < HTTPSession.unsetResourceTimeout else { return }
+        // The timer is never cancelled: when it fires after its run has ended, the state machine
+        // ignores it. It holds the cycle weakly so that it doesn't keep a finished cycle alive.
+        DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [weak self] in
+            self?.deadlinePassed(run: run, interval: interval)
+        }
+    }
+
+    private func deadlinePassed(run: Int, interval: TimeInterval) {
+        let effects = locked.withLock { s -> Effects? in
+            guard s.machine.deadlinePassed(run: run) else { return nil }
+            var effects = Effects()
+            s.endRun(&effects)
+            let error = HTTPError.transport(URLError(.timedOut, userInfo: [
+                NSLocalizedDescriptionKey: "The cycle did not finish within its deadline of \(interval) seconds.",
+            ]))
+            effects.delivery = s.completion.map { Delivery(completion: $0, error: error) }
+            return effects
+        }
+        if let effects { perform(effects) }
+    }
+
+    // MARK: Retrying and resending
+
+    /// Waits as the retry policy says, then sends again; `false` if the cycle moved on meanwhile.
+    func scheduleRetry(after attempt: Int, delay: TimeInterval) -> Bool {
+        let (scheduled, effects) = locked.withLock { s -> (Bool, Effects) in
+            var effects = Effects()
+            guard s.machine.waitToRetry(after: attempt) else { return (false, effects) }
+            s.retriedCount += 1
+            effects.consumersToDiscard.append(s.body)
+            s.body = DataAccumulator()
+            return (true, effects)
+        }
+        perform(effects)
+        // Strong: a cycle waiting to retry is kept alive by its timer, as a running one is by its
+        // task. A cancel or restart during the wait makes the timer's attempt stale: it then does
+        // nothing.
+        if scheduled {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { self.retryWaitEnded(after: attempt) }
+        }
+        return scheduled
+    }
+
+    private func retryWaitEnded(after attempt: Int) {
+        let next = locked.withLock { $0.machine.retry(after: attempt) }
+        if let next { send(attempt: next) }
+    }
+
+    /// Sends `request` again at once as the next attempt (an authentication answer, a redirect).
+    func resend(_ request: HTTPRequest, after attempt: Int, update: (inout Locked) -> Void) {
+        let next = locked.withLock { s -> Int? in
+            guard let next = s.machine.resend(after: attempt) else { return nil }
+            update(&s)
+            return next
+        }
+        if let next { transmit(request, attempt: next) }
+    }
+
+    // MARK: Finishing
+
+    /// Ends the run of `attempt` with `response` and `error`, if the run is still current.
+    func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: DownloadFile? = nil) {
+        let effects = locked.withLock { s -> Effects? in
+            guard s.machine.processingCompleted(attempt: attempt) else { return nil }
+            s.response.core = response.core
+            s.response.data = response.data
+            s.response.object = response.object
+            var effects = Effects()
+            s.endRun(&effects)
+            effects.delivery = s.completion.map { Delivery(completion: $0, error: error, download: download) }
+            return effects
+        }
+        guard let effects else {
+            if var download { download.discard() }
+            return
+        }
+        if effects.delivery == nil, var download { download.discard() }
+        perform(effects)
+    }
+}
+
+extension HTTPCycle.Locked {
+    /// Resets what belongs to one run, stopping whatever the previous run left going.
+    mutating func beginRun(indicator: NetworkActivityIndicator?, _ effects: inout HTTPCycle.Effects) {
+        effects.taskToCancel = task
+        task = nil
+        effects.consumersToDiscard.append(body)
+        body = DataAccumulator()
+        response = HTTPResponse()
+        sentRequest = nil
+        explicitlyCanceling = false
+        retriedCount = 0
+        authenticationFailures = 0
+        redirectCount = 0
+        if activeIndicator == nil, let indicator {
+            activeIndicator = indicator
+            effects.indicatorToIncrease = indicator
+        }
+    }
+
+    /// Stops everything the run in progress has going; its completion is decided by the caller.
+    mutating func endRun(_ effects: inout HTTPCycle.Effects) {
+        effects.taskToCancel = task
+        task = nil
+        effects.consumersToDiscard.append(body)
+        body = DataAccumulator()
+        effects.indicatorToDecrease = activeIndicator
+        activeIndicator = nil
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// When a session resends a failed request, and how long it waits first.
+///
+/// By default a cycle is resent when the request timed out or the server answered 408 or 503, at
+/// most ``maximumRetryCount`` times, ``retryDelay`` seconds apart, or after the time a `Retry-After`
+/// header asks for. A *solicited* cycle (``HTTPCycle/solicited``) is resent after any error, with no
+/// limit, until a response succeeds. An ``HTTPSessionDelegate`` can override the decision per cycle.
+public struct RetryPolicy: Sendable, Hashable {
+    /// How the wait grows from one retry to the next.
+    public enum Backoff: Sendable, Hashable {
+        /// Always ``RetryPolicy/retryDelay``.
+        case constant
+        /// ``RetryPolicy/retryDelay`` × `multiplier`^(retry − 1), at most `maximumDelay`; with
+        /// `jitter`, a random wait between half of that and all of it (so clients that failed
+        /// together don't retry together).
+        case exponential(multiplier: Double, maximumDelay: TimeInterval, jitter: Bool)
+    }
+
+    /// How many times a cycle that isn't solicited is resent; the seed's
+    /// `RetryPolicyMaximumRetryCount`.
+    public var maximumRetryCount: Int
+    /// The wait before the first retry, in seconds.
+    public var retryDelay: TimeInterval
+    /// How the wait grows.
+    public var backoff: Backoff
+    /// Status codes that are worth resending.
+    public var retryableStatusCodes: Set<Int>
+    /// Whether a `Retry-After` header (seconds or an HTTP date) sets the wait.
+    public var honorsRetryAfter: Bool
+    /// The longest `Retry-After` wait honoured; a longer one ends the cycle with its error instead.
+    public var maximumRetryAfter: TimeInterval
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maximumRetryCount: How many times a cycle is resent, 3 by default.
+    ///   - retryDelay: The wait before the first retry, 1 second by default.
+    ///   - backoff: How the wait grows, constant by default.
+    ///   - retryableStatusCodes: The statuses worth resending, 408 and 503 by default.
+    ///   - honorsRetryAfter: Whether `Retry-After` sets the wait, `true` by default.
+    ///   - maximumRetryAfter: The longest `Retry-After` honoured, 120 seconds by default.
+    public init(
+        maximumRetryCount: Int = 3, retryDelay: TimeInterval = 1, backoff: Backoff = .constant,
+        retryableStatusCodes: Set<Int> = [408, 503], honorsRetryAfter: Bool = true,
+        maximumRetryAfter: TimeInterval = 120
+    ) {
+        self.maximumRetryCount = maximumRetryCount
+        self.retryDelay = retryDelay
+        self.backoff = backoff
+        self.retryableStatusCodes = retryableStatusCodes
+        self.honorsRetryAfter = honorsRetryAfter
+        self.maximumRetryAfter = maximumRetryAfter
+    }
+
+    /// The policy sessions start with.
+    public static let `default` = RetryPolicy()
+
+    /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s… at most 30 s, up to 5 retries.
+    public static let exponentialBackoff = RetryPolicy(
+        maximumRetryCount: 5, retryDelay: 0.5, backoff: .exponential(multiplier: 2, maximumDelay: 30, jitter: true))
+
+    /// Whether a cycle that ended with `error` after `retriedCount` retries should be resent.
+    ///
+    /// - Parameters:
+    ///   - error: The error the try ended with.
+    ///   - retriedCount: How many times the cycle has been resent in this run.
+    ///   - solicited: Whether the cycle is solicited: then any error is retried, without limit.
+    public func shouldRetry(error: any Error, retriedCount: Int, solicited: Bool) -> Bool {
+        if case HTTPError.cancelled = error { return false }
+        if solicited { return true }
+        guard retriedCount < maximumRetryCount else { return false }
+        switch error {
+        case HTTPError.transport(let urlError):
+            return urlError.code == .timedOut
+        case HTTPError.statusCodeSeemsToHaveErred(let response):
+            return response.statusCode.map(retryableStatusCodes.contains) ?? false
+        default:
+            return false
+        }
+    }
+
+    /// The wait before retry number `retry` (1 for the first), given the failed response if any.
+    ///
+    /// - Returns: The wait in seconds, or `nil` when `Retry-After` asks for longer than
+    ///   ``maximumRetryAfter``.
+    public func delay(beforeRetry retry: Int, response: HTTPResponse?, now: Date = Date()) -> TimeInterval? {
+        if honorsRetryAfter, let value = response?.value(forHTTPHeaderField: "Retry-After"),
+           let wait = RetryAfter.delay(from: value, now: now) {
+            return wait <= maximumRetryAfter ? wait : nil
+        }
+        switch backoff {
+        case .constant:
+            return retryDelay
+        case .exponential(let multiplier, let maximumDelay, let jitter):
+            let grown = retryDelay * pow(multiplier, Double(max(retry - 1, 0)))
+            let capped = min(grown.isFinite ? grown : maximumDelay, maximumDelay)
+            return jitter ? Double.random(in: (capped / 2)...max(capped, capped / 2)) : capped
+        }
+    }
+}
+
+/// Reads a `Retry-After` header (RFC 9110 §10.2.3).
+enum RetryAfter {
+    /// The wait a `Retry-After` value asks for: a number of seconds, or an HTTP date (IMF-fixdate,
+    /// RFC 850 or asctime form) minus `now`, never negative; `nil` when the value is neither.
+    static func delay(from value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
+            return TimeInterval(trimmed)
+        }
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) {
+                return max(0, date.timeIntervalSince(now))
+            }
+        }
+        return nil
+    }
+
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz",  // IMF-fixdate
+        "EEEE, dd-MMM-yy HH:mm:ss zzz",   // RFC 850
+        "EEE MMM d HH:mm:ss yyyy",        // asctime
+    ]
+}
