@@ -130,6 +130,26 @@ struct TransferTests {
         }
     }
 
+    @Test("a download that can't be written fails with the file error, stops the transfer (L1), calls no handler")
+    func unwritableDownload() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            session.downloadDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)/deeper")
+            session.retryPolicy.maximumRetryCount = 0
+            let counter = CallCounter()
+            let result = try await outcome {
+                try HTTPCycle.download(sandbox.string("/bytes/5000000"), session: session,
+                                       downloadFileHandler: { _, _ in counter.record() }, completionHandler: $0)
+            }
+            let error = try #require(result.error as? CocoaError)
+            #expect(error.code == .fileWriteUnknown)
+            #expect(String(describing: error).contains("can't create"))
+            await session.drain()
+            #expect(counter.count == 0)
+            #expect(session.runningTaskCount == 0)
+        }
+    }
+
     @Test("a cancelled download leaves no file")
     func cancelledDownload() async throws {
         try await withSandbox { sandbox in
