@@ -16,8 +16,6 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     /// The names of the template's variables, in order of first appearance, without duplicates.
     public let variableNames: [String]
     private let parts: [URITemplateParser.Part]
-    /// The number of bytes an expansion usually needs.
-    private let capacityHint: Int
 
     /// Parses a template.
     ///
@@ -28,14 +26,12 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         let parts = try URITemplateParser(template).parse()
         var names: [String] = []
         var seen: Set<String> = []
-        var capacity = 0
         for part in parts {
             switch part {
-            case .literal(let bytes):
-                capacity += bytes.count
+            case .literal:
+                continue
             case .expression(let expression):
                 for variable in expression.variables {
-                    capacity += variable.nameBytes.count + 24
                     if seen.insert(variable.name).inserted { names.append(variable.name) }
                 }
             }
@@ -43,7 +39,6 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         self.description = template
         self.variableNames = names
         self.parts = parts
-        self.capacityHint = capacity
     }
 
     public static func == (lhs: URITemplate, rhs: URITemplate) -> Bool {
@@ -68,33 +63,81 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     ///   prefix modifier applies to a list or associative array, or
     ///   ``URITemplateError/Problem/unsupportedValue(type:)`` for a value of another type.
     public func expand(_ values: [String: any Sendable]) throws(URITemplateError) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(capacityHint)
-        for part in parts {
-            switch part {
-            case .literal(let bytes):
-                output.append(contentsOf: bytes)
-            case .expression(let expression):
-                try expand(expression, values, into: &output)
+        // Expansions usually fit in the stack scratch buffer; the output moves to the heap otherwise.
+        let result: Result<String, URITemplateError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) {
+            scratch in
+            var output = URITemplateOutput(scratch: scratch)
+            do throws(URITemplateError) {
+                for part in parts {
+                    switch part {
+                    case .literal(let bytes):
+                        output.append(bytes)
+                    case .expression(let expression):
+                        try expand(expression, values, into: &output)
+                    }
+                }
+            } catch {
+                return .failure(error)
             }
+            return .success(output.makeString())
         }
-        return String(decoding: output, as: UTF8.self)
+        return try result.get()
     }
 
     private func expand(
-        _ expression: URITemplateParser.Expression, _ values: [String: any Sendable], into output: inout [UInt8]
+        _ expression: URITemplateParser.Expression, _ values: [String: any Sendable],
+        into output: inout URITemplateOutput
     ) throws(URITemplateError) {
         let op = expression.op
         var first = true
         for variable in expression.variables {
             guard let raw = values[variable.name] else { continue }
-            let value: Value
-            // Fast paths for the commonest types; `Value.converting` handles the rest.
+            // Fast paths for the commonest types, chosen by exact type so that no cast has to fail;
+            // other types (and those that merely cast to these) take the general path below.
+            if let string = Self.exactly(raw, String.self) {
+                writeSeparator(op, first: &first, into: &output)
+                if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
+                URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+                continue
+            }
+            if let int = Self.exactly(raw, Int.self) {
+                writeSeparator(op, first: &first, into: &output)
+                if op.named { appendName(variable.nameBytes, empty: false, op, into: &output) }
+                if variable.prefix == 0 || variable.prefix >= 20 {
+                    output.append(decimal: int)
+                } else {
+                    URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+                }
+                continue
+            }
+            if let strings = Self.exactly(raw, [String].self) {
+                if strings.isEmpty { continue }
+                guard variable.prefix == 0 else {
+                    throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
+                }
+                writeSeparator(op, first: &first, into: &output)
+                appendList(strings, variable, op, into: &output)
+                continue
+            }
             if let string = raw as? String {
-                value = .string(string)
-            } else if let int = raw as? Int {
-                value = .string(String(int))
-            } else if let strings = raw as? [String], !strings.isEmpty {
+                writeSeparator(op, first: &first, into: &output)
+                if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
+                URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+                continue
+            }
+            if let int = raw as? Int {
+                writeSeparator(op, first: &first, into: &output)
+                if op.named { appendName(variable.nameBytes, empty: false, op, into: &output) }
+                if variable.prefix == 0 || variable.prefix >= 20 {
+                    output.append(decimal: int)
+                } else {
+                    URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+                }
+                continue
+            }
+            let value: Value
+            if let strings = raw as? [String] {
+                if strings.isEmpty { continue }
                 value = .list(strings)
             } else {
                 switch Value.converting(raw) {
@@ -104,43 +147,63 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
                     throw URITemplateError(.unsupportedValue(type: type), at: variable.position, in: description)
                 }
             }
-            if first {
-                if op.first != 0 { output.append(op.first) }
-                first = false
-            } else {
-                output.append(op.separator)
-            }
             switch value {
             case .string(let string):
+                writeSeparator(op, first: &first, into: &output)
                 if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
                 URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
             case .list(let items):
                 guard variable.prefix == 0 else {
                     throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
                 }
+                writeSeparator(op, first: &first, into: &output)
                 appendList(items, variable, op, into: &output)
             case .pairs(let pairs):
                 guard variable.prefix == 0 else {
                     throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
                 }
+                writeSeparator(op, first: &first, into: &output)
                 appendPairs(pairs, variable, op, into: &output)
             }
         }
     }
 
+    /// `value` if its dynamic type is exactly `T`, without a runtime cast.
+    @inline(__always)
+    private static func exactly<T>(_ value: any Sendable, _: T.Type) -> T? {
+        func open<V>(_ value: V) -> T? {
+            // The types are identical, so the bits are the value.
+            V.self == T.self ? unsafeBitCast(value, to: T.self) : nil
+        }
+        return open(value)
+    }
+
+    /// Writes the operator's first byte before the first defined variable, its separator before the others.
+    @inline(__always)
+    private func writeSeparator(_ op: URITemplateParser.Operator, first: inout Bool, into output: inout URITemplateOutput) {
+        if first {
+            if op.first != 0 { output.append(op.first) }
+            first = false
+        } else {
+            output.append(op.separator)
+        }
+    }
+
     /// Writes `name=`, or `name` (`;`) / `name=` (`?`, `&`) before an empty value.
     @inline(__always)
-    private func appendName(_ name: [UInt8], empty: Bool, _ op: URITemplateParser.Operator, into output: inout [UInt8]) {
-        output.append(contentsOf: name)
+    private func appendName(
+        _ name: [UInt8], empty: Bool, _ op: URITemplateParser.Operator, into output: inout URITemplateOutput
+    ) {
+        output.append(name)
         if !empty || op.equalsIfEmpty { output.append(0x3D) }
     }
 
     private func appendList(
         _ items: [String], _ variable: URITemplateParser.Variable, _ op: URITemplateParser.Operator,
-        into output: inout [UInt8]
+        into output: inout URITemplateOutput
     ) {
         if !variable.explode {
-            if op.named { output.append(contentsOf: variable.nameBytes); output.append(0x3D) }
+            if op.named { output.append(variable.nameBytes); output.append(0x3D) }
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(0x2C) }
                 URITemplateEncoding.append(item, allowReserved: op.allowReserved, prefix: 0, to: &output)
@@ -156,10 +219,10 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
 
     private func appendPairs(
         _ pairs: [Value.Pair], _ variable: URITemplateParser.Variable, _ op: URITemplateParser.Operator,
-        into output: inout [UInt8]
+        into output: inout URITemplateOutput
     ) {
         if !variable.explode {
-            if op.named { output.append(contentsOf: variable.nameBytes); output.append(0x3D) }
+            if op.named { output.append(variable.nameBytes); output.append(0x3D) }
             for (index, pair) in pairs.enumerated() {
                 if index > 0 { output.append(0x2C) }
                 URITemplateEncoding.append(pair.key, allowReserved: op.allowReserved, prefix: 0, to: &output)

@@ -42,6 +42,20 @@ enum URITemplateEncoding {
         output.append(hexDigit(byte & 0x0F))
     }
 
+    /// Bit `b` set for each unreserved ASCII byte `b` below 64, and `b - 64` for those from 64 to 127.
+    private static var unreservedLow: UInt64 { 0x03FF_6000_0000_0000 }
+    private static var unreservedHigh: UInt64 { 0x47FF_FFFE_87FF_FFFE }
+    /// The same for unreserved and reserved bytes together.
+    private static var allowedLow: UInt64 { 0xAFFF_FFDA_0000_0000 }
+    private static var allowedHigh: UInt64 { 0x47FF_FFFE_AFFF_FFFF }
+
+    /// Whether `byte` is unreserved, or (with `allowReserved`) reserved.
+    @inline(__always)
+    private static func passes(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
+        let mask = byte < 64 ? low : high
+        return byte < 128 && (mask >> UInt64(byte & 63)) & 1 != 0
+    }
+
     /// Appends `string`, percent-encoded as UTF-8.
     ///
     /// - Parameters:
@@ -52,17 +66,51 @@ enum URITemplateEncoding {
     ///     kept as it is counts as one).
     ///   - output: The bytes to append to.
     @inline(__always)
-    static func append(_ string: String, allowReserved: Bool, prefix: Int, to output: inout [UInt8]) {
+    static func append(_ string: String, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput) {
         var string = string
         string.withUTF8 { bytes in
-            append(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
+            if prefix == 0 {
+                append(bytes, allowReserved: allowReserved, to: &output)
+            } else {
+                append(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
+            }
         }
     }
 
+    /// Appends all of `bytes`, percent-encoded.
+    static func append(_ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, to output: inout URITemplateOutput) {
+        let count = bytes.count
+        // Each byte becomes at most three.
+        output.reserve(count &* 3)
+        let low = allowReserved ? allowedLow : unreservedLow
+        let high = allowReserved ? allowedHigh : unreservedHigh
+        var index = 0
+        while index < count {
+            let byte = bytes[index]
+            if passes(byte, low: low, high: high) {
+                output.appendReserved(byte)
+            } else if allowReserved && byte == 0x25 && index + 2 < count
+                && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
+                output.appendReserved(byte)
+                output.appendReserved(bytes[index + 1])
+                output.appendReserved(bytes[index + 2])
+                index &+= 3
+                continue
+            } else {
+                output.appendReserved(0x25)
+                output.appendReserved(hexDigit(byte >> 4))
+                output.appendReserved(hexDigit(byte & 0x0F))
+            }
+            index &+= 1
+        }
+    }
+
+    /// Appends `bytes`, percent-encoded, up to `prefix` Unicode scalars.
     static func append(
-        _ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, prefix: Int, to output: inout [UInt8]
+        _ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput
     ) {
         let count = bytes.count
+        output.reserve(count &* 3)
         var index = 0
         var characters = 0
         while index < count {
@@ -72,18 +120,20 @@ enum URITemplateEncoding {
                 characters &+= 1
             }
             if isUnreserved(byte) {
-                output.append(byte)
+                output.appendReserved(byte)
             } else if allowReserved && isReserved(byte) {
-                output.append(byte)
+                output.appendReserved(byte)
             } else if allowReserved && byte == 0x25 && index + 2 < count
                 && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
-                output.append(byte)
-                output.append(bytes[index + 1])
-                output.append(bytes[index + 2])
+                output.appendReserved(byte)
+                output.appendReserved(bytes[index + 1])
+                output.appendReserved(bytes[index + 2])
                 index &+= 3
                 continue
             } else {
-                appendTriplet(byte, to: &output)
+                output.appendReserved(0x25)
+                output.appendReserved(hexDigit(byte >> 4))
+                output.appendReserved(hexDigit(byte & 0x0F))
             }
             index &+= 1
         }
