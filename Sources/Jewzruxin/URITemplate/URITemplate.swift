@@ -15,7 +15,8 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     public let description: String
     /// The names of the template's variables, in order of first appearance, without duplicates.
     public let variableNames: [String]
-    private let parts: [URITemplateParser.Part]
+    /// The template compiled for expansion.
+    private let program: URITemplateProgram
 
     /// Parses a template.
     ///
@@ -24,21 +25,10 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     ///   level 4 template.
     public init(_ template: String) throws(URITemplateError) {
         let parts = try URITemplateParser(template).parse()
-        var names: [String] = []
-        var seen: Set<String> = []
-        for part in parts {
-            switch part {
-            case .literal:
-                continue
-            case .expression(let expression):
-                for variable in expression.variables {
-                    if seen.insert(variable.name).inserted { names.append(variable.name) }
-                }
-            }
-        }
+        let program = URITemplateProgram(parts)
         self.description = template
-        self.variableNames = names
-        self.parts = parts
+        self.variableNames = program.names
+        self.program = program
     }
 
     public static func == (lhs: URITemplate, rhs: URITemplate) -> Bool {
@@ -63,108 +53,141 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     ///   prefix modifier applies to a list or associative array, or
     ///   ``URITemplateError/Problem/unsupportedValue(type:)`` for a value of another type.
     public func expand(_ values: [String: any Sendable]) throws(URITemplateError) -> String {
-        // Expansions usually fit in the stack scratch buffer; the output moves to the heap otherwise.
-        let result: Result<String, URITemplateError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) {
-            scratch in
-            var output = URITemplateOutput(scratch: scratch)
-            do throws(URITemplateError) {
-                for part in parts {
-                    switch part {
-                    case .literal(let bytes):
-                        output.append(bytes)
-                    case .expression(let expression):
-                        try expand(expression, values, into: &output)
-                    }
+        let program = program
+        // Each variable's value is looked up once, into a slot numbered like `variableNames`.
+        let result: Result<String, URITemplateError> = withUnsafeTemporaryAllocation(
+            of: [String: any Sendable].Index.self, capacity: program.names.count
+        ) { slots in
+            withUnsafeTemporaryAllocation(of: Bool.self, capacity: program.names.count) { found in
+                found.initialize(repeating: false)
+                program.resolve(values, into: slots, found: found)
+                defer {
+                    for slot in found.indices where found[slot] { slots.deinitializeElement(at: slot) }
                 }
-            } catch {
-                return .failure(error)
+                // Expansions usually fit in the stack scratch buffer; the output moves to the heap otherwise.
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+                    var output = URITemplateOutput(scratch: scratch)
+                    do throws(URITemplateError) {
+                        try expand(program, values, UnsafeBufferPointer(slots), UnsafeBufferPointer(found), into: &output)
+                    } catch {
+                        return .failure(error)
+                    }
+                    return .success(output.makeString())
+                }
             }
-            return .success(output.makeString())
         }
         return try result.get()
     }
 
     private func expand(
-        _ expression: URITemplateParser.Expression, _ values: [String: any Sendable],
+        _ program: URITemplateProgram, _ values: [String: any Sendable],
+        _ slots: UnsafeBufferPointer<[String: any Sendable].Index>, _ found: UnsafeBufferPointer<Bool>,
         into output: inout URITemplateOutput
     ) throws(URITemplateError) {
-        let op = expression.op
+        precondition(slots.count == program.names.count && found.count == program.names.count)
+        try program.bytes.withUnsafeBufferPointer { bytes throws(URITemplateError) in
+            try program.variables.withUnsafeBufferPointer { variables throws(URITemplateError) in
+                for segment in program.segments {
+                    output.append(UnsafeBufferPointer(rebasing: bytes[segment.literalStart..<segment.literalEnd]))
+                    if segment.variableStart == segment.variableEnd { continue }
+                    try expand(
+                        segment.op, UnsafeBufferPointer(rebasing: variables[segment.variableStart..<segment.variableEnd]),
+                        bytes, values, slots, found, into: &output)
+                }
+            }
+        }
+    }
+
+    private func expand(
+        _ op: URITemplateParser.Operator, _ variables: UnsafeBufferPointer<URITemplateProgram.Variable>,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ values: [String: any Sendable],
+        _ slots: UnsafeBufferPointer<[String: any Sendable].Index>,
+        _ found: UnsafeBufferPointer<Bool>, into output: inout URITemplateOutput
+    ) throws(URITemplateError) {
         var first = true
-        for variable in expression.variables {
-            guard let raw = values[variable.name] else { continue }
-            // Fast paths for the commonest types, chosen by exact type so that no cast has to fail;
-            // other types (and those that merely cast to these) take the general path below.
-            if let string = Self.exactly(raw, String.self) {
-                writeSeparator(op, first: &first, into: &output)
-                if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
-                URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-                continue
-            }
-            if let int = Self.exactly(raw, Int.self) {
-                writeSeparator(op, first: &first, into: &output)
-                if op.named { appendName(variable.nameBytes, empty: false, op, into: &output) }
-                if variable.prefix == 0 || variable.prefix >= 20 {
-                    output.append(decimal: int)
-                } else {
-                    URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-                }
-                continue
-            }
-            if let strings = Self.exactly(raw, [String].self) {
-                if strings.isEmpty { continue }
-                guard variable.prefix == 0 else {
-                    throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
-                }
-                writeSeparator(op, first: &first, into: &output)
-                appendList(strings, variable, op, into: &output)
-                continue
-            }
-            if let string = raw as? String {
-                writeSeparator(op, first: &first, into: &output)
-                if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
-                URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-                continue
-            }
-            if let int = raw as? Int {
-                writeSeparator(op, first: &first, into: &output)
-                if op.named { appendName(variable.nameBytes, empty: false, op, into: &output) }
-                if variable.prefix == 0 || variable.prefix >= 20 {
-                    output.append(decimal: int)
-                } else {
-                    URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-                }
-                continue
-            }
-            let value: Value
-            if let strings = raw as? [String] {
-                if strings.isEmpty { continue }
-                value = .list(strings)
+        for variable in variables where found[variable.slot] {
+            try expand(
+                values.values[slots[variable.slot]], variable, UnsafeBufferPointer(rebasing: bytes[variable.nameStart..<variable.nameEnd]),
+                op, first: &first, into: &output)
+        }
+    }
+
+    private func expand(
+        _ raw: any Sendable, _ variable: URITemplateProgram.Variable, _ name: UnsafeBufferPointer<UInt8>,
+        _ op: URITemplateParser.Operator, first: inout Bool, into output: inout URITemplateOutput
+    ) throws(URITemplateError) {
+        // Fast paths for the commonest types, chosen by exact type so that no cast has to fail;
+        // other types (and those that merely cast to these) take the general path below.
+        if let string = Self.exactly(raw, String.self) {
+            writeSeparator(op, first: &first, into: &output)
+            if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
+            URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+            return
+        }
+        if let int = Self.exactly(raw, Int.self) {
+            writeSeparator(op, first: &first, into: &output)
+            if op.named { appendName(name, empty: false, op, into: &output) }
+            if variable.prefix == 0 || variable.prefix >= 20 {
+                output.append(decimal: int)
             } else {
-                switch Value.converting(raw) {
-                case .value(let converted): value = converted
-                case .undefined: continue
-                case .unsupported(let type):
-                    throw URITemplateError(.unsupportedValue(type: type), at: variable.position, in: description)
-                }
+                URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
             }
-            switch value {
-            case .string(let string):
-                writeSeparator(op, first: &first, into: &output)
-                if op.named { appendName(variable.nameBytes, empty: string.isEmpty, op, into: &output) }
-                URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-            case .list(let items):
-                guard variable.prefix == 0 else {
-                    throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
-                }
-                writeSeparator(op, first: &first, into: &output)
-                appendList(items, variable, op, into: &output)
-            case .pairs(let pairs):
-                guard variable.prefix == 0 else {
-                    throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
-                }
-                writeSeparator(op, first: &first, into: &output)
-                appendPairs(pairs, variable, op, into: &output)
+            return
+        }
+        if let strings = Self.exactly(raw, [String].self) {
+            if strings.isEmpty { return }
+            guard variable.prefix == 0 else {
+                throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
             }
+            writeSeparator(op, first: &first, into: &output)
+            appendList(strings, name, variable.explode, op, into: &output)
+            return
+        }
+        if let string = raw as? String {
+            writeSeparator(op, first: &first, into: &output)
+            if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
+            URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+            return
+        }
+        if let int = raw as? Int {
+            writeSeparator(op, first: &first, into: &output)
+            if op.named { appendName(name, empty: false, op, into: &output) }
+            if variable.prefix == 0 || variable.prefix >= 20 {
+                output.append(decimal: int)
+            } else {
+                URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+            }
+            return
+        }
+        let value: Value
+        if let strings = raw as? [String] {
+            if strings.isEmpty { return }
+            value = .list(strings)
+        } else {
+            switch Value.converting(raw) {
+            case .value(let converted): value = converted
+            case .undefined: return
+            case .unsupported(let type):
+                throw URITemplateError(.unsupportedValue(type: type), at: variable.position, in: description)
+            }
+        }
+        switch value {
+        case .string(let string):
+            writeSeparator(op, first: &first, into: &output)
+            if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
+            URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+        case .list(let items):
+            guard variable.prefix == 0 else {
+                throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
+            }
+            writeSeparator(op, first: &first, into: &output)
+            appendList(items, name, variable.explode, op, into: &output)
+        case .pairs(let pairs):
+            guard variable.prefix == 0 else {
+                throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
+            }
+            writeSeparator(op, first: &first, into: &output)
+            appendPairs(pairs, name, variable.explode, op, into: &output)
         }
     }
 
@@ -192,18 +215,18 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     /// Writes `name=`, or `name` (`;`) / `name=` (`?`, `&`) before an empty value.
     @inline(__always)
     private func appendName(
-        _ name: [UInt8], empty: Bool, _ op: URITemplateParser.Operator, into output: inout URITemplateOutput
+        _ name: UnsafeBufferPointer<UInt8>, empty: Bool, _ op: URITemplateParser.Operator, into output: inout URITemplateOutput
     ) {
         output.append(name)
         if !empty || op.equalsIfEmpty { output.append(0x3D) }
     }
 
     private func appendList(
-        _ items: [String], _ variable: URITemplateParser.Variable, _ op: URITemplateParser.Operator,
+        _ items: [String], _ name: UnsafeBufferPointer<UInt8>, _ explode: Bool, _ op: URITemplateParser.Operator,
         into output: inout URITemplateOutput
     ) {
-        if !variable.explode {
-            if op.named { output.append(variable.nameBytes); output.append(0x3D) }
+        if !explode {
+            if op.named { output.append(name); output.append(0x3D) }
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(0x2C) }
                 URITemplateEncoding.append(item, allowReserved: op.allowReserved, prefix: 0, to: &output)
@@ -212,17 +235,17 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         }
         for (index, item) in items.enumerated() {
             if index > 0 { output.append(op.separator) }
-            if op.named { appendName(variable.nameBytes, empty: item.isEmpty, op, into: &output) }
+            if op.named { appendName(name, empty: item.isEmpty, op, into: &output) }
             URITemplateEncoding.append(item, allowReserved: op.allowReserved, prefix: 0, to: &output)
         }
     }
 
     private func appendPairs(
-        _ pairs: [Value.Pair], _ variable: URITemplateParser.Variable, _ op: URITemplateParser.Operator,
+        _ pairs: [Value.Pair], _ name: UnsafeBufferPointer<UInt8>, _ explode: Bool, _ op: URITemplateParser.Operator,
         into output: inout URITemplateOutput
     ) {
-        if !variable.explode {
-            if op.named { output.append(variable.nameBytes); output.append(0x3D) }
+        if !explode {
+            if op.named { output.append(name); output.append(0x3D) }
             for (index, pair) in pairs.enumerated() {
                 if index > 0 { output.append(0x2C) }
                 URITemplateEncoding.append(pair.key, allowReserved: op.allowReserved, prefix: 0, to: &output)

@@ -42,20 +42,6 @@ enum URITemplateEncoding {
         output.append(hexDigit(byte & 0x0F))
     }
 
-    /// Bit `b` set for each unreserved ASCII byte `b` below 64, and `b - 64` for those from 64 to 127.
-    private static var unreservedLow: UInt64 { 0x03FF_6000_0000_0000 }
-    private static var unreservedHigh: UInt64 { 0x47FF_FFFE_87FF_FFFE }
-    /// The same for unreserved and reserved bytes together.
-    private static var allowedLow: UInt64 { 0xAFFF_FFDA_0000_0000 }
-    private static var allowedHigh: UInt64 { 0x47FF_FFFE_AFFF_FFFF }
-
-    /// Whether `byte` is unreserved, or (with `allowReserved`) reserved.
-    @inline(__always)
-    private static func passes(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
-        let mask = byte < 64 ? low : high
-        return byte < 128 && (mask >> UInt64(byte & 63)) & 1 != 0
-    }
-
     /// Appends `string`, percent-encoded as UTF-8.
     ///
     /// - Parameters:
@@ -80,29 +66,43 @@ enum URITemplateEncoding {
     /// Appends all of `bytes`, percent-encoded.
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, to output: inout URITemplateOutput) {
         let count = bytes.count
+        // Bit 0 of a byte's class: unreserved; bit 1: unreserved or reserved.
+        let mask: UInt8 = allowReserved ? 2 : 1
         // Each byte becomes at most three.
-        output.reserve(count &* 3)
-        let low = allowReserved ? allowedLow : unreservedLow
-        let high = allowReserved ? allowedHigh : unreservedHigh
-        var index = 0
-        while index < count {
-            let byte = bytes[index]
-            if passes(byte, low: low, high: high) {
-                output.appendReserved(byte)
-            } else if allowReserved && byte == 0x25 && index + 2 < count
-                && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
-                output.appendReserved(byte)
-                output.appendReserved(bytes[index + 1])
-                output.appendReserved(bytes[index + 2])
-                index &+= 3
-                continue
-            } else {
-                output.appendReserved(0x25)
-                output.appendReserved(hexDigit(byte >> 4))
-                output.appendReserved(hexDigit(byte & 0x0F))
+        output.write(upTo: count &* 3) { out in
+            classes.withUnsafeBufferPointer { classes in
+                var written = 0
+                var index = 0
+                while index < count {
+                    let byte = bytes[index]
+                    if classes[Int(byte)] & mask != 0 {
+                        out[written] = byte
+                        written &+= 1
+                    } else if allowReserved && byte == 0x25 && index + 2 < count
+                        && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
+                        out[written] = byte
+                        out[written &+ 1] = bytes[index + 1]
+                        out[written &+ 2] = bytes[index + 2]
+                        written &+= 3
+                        index &+= 3
+                        continue
+                    } else {
+                        out[written] = 0x25
+                        out[written &+ 1] = hexDigit(byte >> 4)
+                        out[written &+ 2] = hexDigit(byte & 0x0F)
+                        written &+= 3
+                    }
+                    index &+= 1
+                }
+                return written
             }
-            index &+= 1
         }
+    }
+
+    /// Each byte's class: bit 0 set when it is unreserved, bit 1 when it is unreserved or reserved.
+    private static let classes: [UInt8] = (0...255).map { (value: Int) -> UInt8 in
+        let byte = UInt8(value)
+        return (isUnreserved(byte) ? 1 : 0) | (isUnreserved(byte) || isReserved(byte) ? 2 : 0)
     }
 
     /// Appends `bytes`, percent-encoded, up to `prefix` Unicode scalars.
