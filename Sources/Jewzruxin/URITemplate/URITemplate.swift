@@ -119,19 +119,11 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         // Fast paths for the commonest types, chosen by exact type so that no cast has to fail;
         // other types (and those that merely cast to these) take the general path below.
         if let string = Self.exactly(raw, String.self) {
-            writeSeparator(op, first: &first, into: &output)
-            if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
-            URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+            appendScalar(string, variable, name, op, first: &first, into: &output)
             return
         }
         if let int = Self.exactly(raw, Int.self) {
-            writeSeparator(op, first: &first, into: &output)
-            if op.named { appendName(name, empty: false, op, into: &output) }
-            if variable.prefix == 0 || variable.prefix >= 20 {
-                output.append(decimal: int)
-            } else {
-                URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-            }
+            appendInteger(int, variable, name, op, first: &first, into: &output)
             return
         }
         if let strings = Self.exactly(raw, [String].self) {
@@ -144,19 +136,11 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
             return
         }
         if let string = raw as? String {
-            writeSeparator(op, first: &first, into: &output)
-            if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
-            URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+            appendScalar(string, variable, name, op, first: &first, into: &output)
             return
         }
         if let int = raw as? Int {
-            writeSeparator(op, first: &first, into: &output)
-            if op.named { appendName(name, empty: false, op, into: &output) }
-            if variable.prefix == 0 || variable.prefix >= 20 {
-                output.append(decimal: int)
-            } else {
-                URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
-            }
+            appendInteger(int, variable, name, op, first: &first, into: &output)
             return
         }
         let value: Value
@@ -199,6 +183,32 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
             V.self == T.self ? unsafeBitCast(value, to: T.self) : nil
         }
         return open(value)
+    }
+
+    /// Writes one string value (a defined, non-composite variable).
+    @inline(__always)
+    private func appendScalar(
+        _ string: String, _ variable: URITemplateProgram.Variable, _ name: UnsafeBufferPointer<UInt8>,
+        _ op: URITemplateParser.Operator, first: inout Bool, into output: inout URITemplateOutput
+    ) {
+        writeSeparator(op, first: &first, into: &output)
+        if op.named { appendName(name, empty: string.isEmpty, op, into: &output) }
+        URITemplateEncoding.append(string, allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+    }
+
+    /// Writes one integer value: its digits directly unless a prefix could cut them.
+    @inline(__always)
+    private func appendInteger(
+        _ int: Int, _ variable: URITemplateProgram.Variable, _ name: UnsafeBufferPointer<UInt8>,
+        _ op: URITemplateParser.Operator, first: inout Bool, into output: inout URITemplateOutput
+    ) {
+        writeSeparator(op, first: &first, into: &output)
+        if op.named { appendName(name, empty: false, op, into: &output) }
+        if variable.prefix == 0 || variable.prefix >= 20 {
+            output.append(decimal: int)
+        } else {
+            URITemplateEncoding.append(String(int), allowReserved: op.allowReserved, prefix: variable.prefix, to: &output)
+        }
     }
 
     /// Writes the operator's first byte before the first defined variable, its separator before the others.
