@@ -49,7 +49,7 @@ public final class HTTPBasicAuthProcessor: HTTPProcessor, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - request: The request to authorize.
-    /// - Throws: ``HTTPProcessorError`` when the credentials can't be sent (see ``authorizationValue()``);
+    /// - Throws: ``HTTPProcessorError`` when the credentials can't be sent (a user name with a colon, control characters);
     ///   the request is then not sent.
     public override func processRequest(_ request: inout HTTPRequest) throws {
         request.setValue(try authorizationValue(), forHTTPHeaderField: "Authorization")

@@ -208,7 +208,14 @@ open class HTTPService: @unchecked Sendable {
     ///
     /// With `.replace`, the cycle held under the identifier is cancelled explicitly (its handler is not
     /// called) and a new one is sent.
-    /// - Parameter completionHandler: Runs on the session's delegate queue when the run ends.
+    /// - Parameters:
+    ///   - name: The resource's name in the profile.
+    ///   - identifier: Finds the cycle again for `.reuse` and `.replace`; `nil` for none.
+    ///   - option: `.create` (default), `.reuse` or `.replace`.
+    ///   - uriValues: The values the resource's URI template is expanded with.
+    ///   - requestObject: The model the request processors turn into the body.
+    ///   - solicited: Whether the user asked for this request directly.
+    ///   - completionHandler: Runs on the session's delegate queue when the run ends.
     /// - Returns: The started (or running) cycle.
     /// - Throws: What ``cycle(forResource:identifier:option:uriValues:requestObject:solicited:)``
     ///   throws, before anything is sent.

@@ -29,7 +29,7 @@ public struct URITemplateError: Error, Sendable, Hashable, CustomStringConvertib
         case prefixOnCompositeValue
         /// A `%` not followed by two hexadecimal digits.
         case malformedPercentEncoding
-        /// A character that may not appear in a literal (space, `"`, `<`, `>`, `\`, `^`, `` ` ``,
+        /// A character that may not appear in a literal (space, `"`, `<`, `>`, `\`, `^`, a backtick,
         /// `|`, control characters and Unicode non-characters).
         case invalidLiteralCharacter(Character)
         /// A variable's value has a type that cannot be expanded (found while expanding).
