@@ -109,7 +109,7 @@ extension HTTPCycle {
         if let error = outcome.error {
             // Whatever happens next, this try's body (a partial download file) is of no use.
             outcome.body.discard()
-            if shouldRetry(error: error), let delay = session.retryPolicy.delay(
+            if session.shouldRetry(self, error: error), let delay = session.retryPolicy.delay(
                 beforeRetry: outcome.retriedCount + 1, response: outcome.response.core == nil ? nil : outcome.response),
                scheduleRetry(after: attempt, delay: delay) {
                 return
@@ -164,10 +164,7 @@ extension HTTPCycle {
 
     /// Follows a 307/308 itself, keeping the method and body (URLSession on Linux drops the body, L9).
     private func followRedirect(_ outcome: Outcome, attempt: Int) -> Bool {
-        guard let core = outcome.response.core,
-              let location = core.value(forHTTPHeaderField: "Location"),
-              let target = URL(string: location, relativeTo: core.url ?? outcome.sent.url)?.absoluteURL
-        else { return false }
+        guard let target = outcome.response.core?.resolvedLocation(base: outcome.sent.url) else { return false }
         guard outcome.redirectCount < Self.maximumRedirectCount else {
             finish(attempt: attempt, response: outcome.response, error: HTTPError.transport(URLError(.httpTooManyRedirects)))
             return true
@@ -176,14 +173,6 @@ extension HTTPCycle {
         request.core.url = target
         resend(request, after: attempt) { $0.redirectCount += 1 }
         return true
-    }
-
-    private func shouldRetry(error: any Error) -> Bool {
-        if case HTTPError.cancelled = error { return false }
-        if let delegate = session.delegate {
-            return delegate.session(session, shouldRetry: self, error: error)
-        }
-        return session.retryPolicy.shouldRetry(error: error, retriedCount: retriedCount, solicited: solicited)
     }
 
     private static func isStaleChallenge(_ response: HTTPResponse) -> Bool {

@@ -177,9 +177,7 @@ public final class HTTPCycle: Sendable {
             s.beginRun(indicator: indicator, &effects)
             return (attempt, s.machine.run, effects)
         }
-        perform(effects)
-        scheduleDeadline(run: run)
-        send(attempt: attempt)
+        launch(run: run, attempt: attempt, after: effects)
     }
 
     func begin(_ completion: Completion) {
@@ -195,11 +193,16 @@ public final class HTTPCycle: Sendable {
         }
         switch action {
         case .send(let attempt):
-            perform(effects)
-            scheduleDeadline(run: run)
-            send(attempt: attempt)
+            launch(run: run, attempt: attempt, after: effects)
         case .rejectAlreadyRunning:
             deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
         }
+    }
+
+    /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
+    private func launch(run: Int, attempt: Int, after effects: Effects) {
+        perform(effects)
+        scheduleDeadline(run: run)
+        send(attempt: attempt)
     }
 }

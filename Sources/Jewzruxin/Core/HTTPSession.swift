@@ -128,6 +128,16 @@ public final class HTTPSession: Sendable {
     /// How many cycles of this session have a URLSession task in flight.
     public var runningTaskCount: Int { router.count }
 
+    /// Whether a failed try of `cycle` is resent: never after a cancellation; otherwise the
+    /// delegate's answer, or the retry policy's.
+    func shouldRetry(_ cycle: HTTPCycle, error: any Error) -> Bool {
+        if case HTTPError.cancelled = error { return false }
+        if let delegate = delegate {
+            return delegate.session(self, shouldRetry: cycle, error: error)
+        }
+        return retryPolicy.shouldRetry(error: error, retriedCount: cycle.retriedCount, solicited: cycle.solicited)
+    }
+
     /// Whether a status ends a cycle as a failure: the delegate's answer, or status ≥ 400.
     func shouldTreatStatusCodeAsFailure(_ status: Int) -> Bool {
         if let delegate = delegate {

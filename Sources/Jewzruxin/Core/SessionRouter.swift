@@ -114,10 +114,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// FoundationNetworking resolves a relative `Location` such as `/echo/?q=1` to `/echo?q=1`,
     /// dropping the slash before the query; the URL is recomputed here from the header itself.
     static func redirectRequest(_ proposed: URLRequest, for response: HTTPURLResponse) -> URLRequest {
-        guard let location = response.value(forHTTPHeaderField: "Location"),
-              let resolved = URL(string: location, relativeTo: response.url)?.absoluteURL,
-              resolved != proposed.url
-        else { return proposed }
+        guard let resolved = response.resolvedLocation(), resolved != proposed.url else { return proposed }
         var request = proposed
         request.url = resolved
         return request
@@ -134,5 +131,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             entry.cycle.transportDidDeclineChallenge(attempt: entry.attempt)
         }
         completionHandler(.rejectProtectionSpace, nil)
+    }
+}
+
+extension HTTPURLResponse {
+    /// The `Location` header resolved against the response's URL (or `base`) as RFC 3986 says,
+    /// which FoundationNetworking doesn't do for a relative path followed by a query.
+    func resolvedLocation(base: URL? = nil) -> URL? {
+        guard let location = value(forHTTPHeaderField: "Location") else { return nil }
+        return URL(string: location, relativeTo: url ?? base)?.absoluteURL
     }
 }
