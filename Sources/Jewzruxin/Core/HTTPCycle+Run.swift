@@ -10,14 +10,14 @@ extension HTTPCycle {
         let completion: Completion
         let error: (any Error)?
         /// A finished download: given to the download handler first, then removed.
-        var download: DownloadFile?
+        var download: URL?
     }
 
     /// Side effects decided under the lock and carried out after it is released, so no URLSession
     /// call, timer, indicator observer or handler ever runs while the cycle is locked.
     struct Effects {
         var taskToCancel: URLSessionTask?
-        var consumersToDiscard: [any ResponseBodyConsumer] = []
+        var feedsToAbandon: [ContentFeed] = []
         var indicatorToIncrease: NetworkActivityIndicator?
         var indicatorToDecrease: NetworkActivityIndicator?
         var delivery: Delivery?
@@ -25,7 +25,7 @@ extension HTTPCycle {
 
     func perform(_ effects: Effects) {
         effects.taskToCancel?.cancel()
-        for var consumer in effects.consumersToDiscard { consumer.discard() }
+        for feed in effects.feedsToAbandon { feed.abandon() }
         effects.indicatorToIncrease?.increase()
         effects.indicatorToDecrease?.decrease()
         if let delivery = effects.delivery { deliver(delivery) }
@@ -33,9 +33,9 @@ extension HTTPCycle {
 
     func deliver(_ delivery: Delivery) {
         session.delegateQueue.addOperation {
-            if var download = delivery.download {
-                if let handler = self.downloadFileHandler { handler(self, download.url) }
-                download.discard()
+            if let download = delivery.download {
+                if let handler = self.downloadFileHandler { handler(self, download) }
+                Self.removeDownload(download)
             }
             delivery.completion.handler(self, delivery.error)
         }
@@ -70,27 +70,39 @@ extension HTTPCycle {
 
     /// Puts `request` on the wire as `attempt`, as an upload when the cycle has an upload source.
     func transmit(_ request: HTTPRequest, attempt: Int) {
-        let (source, isDownload) = locked.withLock { ($0.uploadSource, $0.downloadFileHandler != nil) }
-        let downloadDirectory = isDownload ? session.downloadDirectory : nil
+        let (source, isDownload, handler) = locked.withLock {
+            ($0.uploadSource, $0.downloadFileHandler != nil, $0.contentHandler)
+        }
+        let feed: ContentFeed
+        if isDownload {
+            let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
+            feed = ContentFeed(handler: FileWriter(url: file, acceptableResponses: [], acceptableContentTypes: []), download: file)
+        } else {
+            feed = handler.map { ContentFeed(handler: $0) } ?? .implicit()
+        }
+        // The previous attempt's feed, if still here, is done with before this one may start: both
+        // may drive the same handler.
+        locked.withLock { s -> ContentFeed? in
+            guard s.machine.isCurrent(attempt) else { return nil }
+            defer { s.feed = nil }
+            return s.feed
+        }?.abandon()
         let task: URLSessionTask
         switch source {
         case .data(let data)?: task = session.core.uploadTask(with: request.core, from: data)
         case .file(let url)?: task = session.core.uploadTask(with: request.core, fromFile: url)
         case nil: task = session.core.dataTask(with: request.wireRequest)
         }
-        let replaced = locked.withLock { s -> (any ResponseBodyConsumer)? in
-            guard s.machine.isCurrent(attempt) else { return nil }
-            let previous = s.body
+        locked.withLock { s in
+            guard s.machine.isCurrent(attempt) else { return }
             s.sentRequest = request
             s.task = task
-            s.body = downloadDirectory.map { DownloadFile(directory: $0) } ?? DataAccumulator()
+            s.feed = feed
             s.consumerError = nil
             s.declinedChallenge = false
             session.router.register(task, for: self, attempt: attempt)
             task.resume()
-            return previous
         }
-        if var replaced { replaced.discard() }
     }
 
     /// The run of `attempt` failed before anything was sent.
@@ -140,8 +152,8 @@ extension HTTPCycle {
             var effects = Effects()
             guard s.machine.waitToRetry(after: attempt) else { return (false, effects) }
             s.retriedCount += 1
-            effects.consumersToDiscard.append(s.body)
-            s.body = DataAccumulator()
+            if let feed = s.feed { effects.feedsToAbandon.append(feed) }
+            s.feed = nil
             return (true, effects)
         }
         perform(effects)
@@ -172,23 +184,29 @@ extension HTTPCycle {
     // MARK: Finishing
 
     /// Ends the run of `attempt` with `response` and `error`, if the run is still current.
-    func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: DownloadFile? = nil) {
+    func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil) {
         let effects = locked.withLock { s -> Effects? in
             guard s.machine.processingCompleted(attempt: attempt) else { return nil }
             s.response.core = response.core
             s.response.data = response.data
             s.response.object = response.object
+            s.response.content = response.content
             var effects = Effects()
             s.endRun(&effects)
             effects.delivery = s.completion.map { Delivery(completion: $0, error: error, download: download) }
             return effects
         }
         guard let effects else {
-            if var download { download.discard() }
+            if let download { Self.removeDownload(download) }
             return
         }
-        if effects.delivery == nil, var download { download.discard() }
+        if effects.delivery == nil, let download { Self.removeDownload(download) }
         perform(effects)
+    }
+
+    /// Removes a finished download once its handler has had it, or when nobody will.
+    static func removeDownload(_ file: URL) {
+        try? FileManager.default.removeItem(at: file)
     }
 }
 
@@ -197,8 +215,8 @@ extension HTTPCycle.Locked {
     mutating func beginRun(indicator: NetworkActivityIndicator?, _ effects: inout HTTPCycle.Effects) {
         effects.taskToCancel = task
         task = nil
-        effects.consumersToDiscard.append(body)
-        body = DataAccumulator()
+        if let feed { effects.feedsToAbandon.append(feed) }
+        feed = nil
         response = HTTPResponse()
         sentRequest = nil
         explicitlyCanceling = false
@@ -215,8 +233,8 @@ extension HTTPCycle.Locked {
     mutating func endRun(_ effects: inout HTTPCycle.Effects) {
         effects.taskToCancel = task
         task = nil
-        effects.consumersToDiscard.append(body)
-        body = DataAccumulator()
+        if let feed { effects.feedsToAbandon.append(feed) }
+        feed = nil
         effects.indicatorToDecrease = activeIndicator
         activeIndicator = nil
     }

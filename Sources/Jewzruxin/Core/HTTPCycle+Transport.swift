@@ -11,24 +11,23 @@ extension HTTPCycle {
 
     func transportDidReceive(_ response: URLResponse, attempt: Int) throws {
         guard let http = response as? HTTPURLResponse else { return }
-        try locked.withLock { s in
-            guard s.machine.isCurrent(attempt) else { return }
+        let feed = locked.withLock { s -> ContentFeed? in
+            guard s.machine.isCurrent(attempt) else { return nil }
             s.response.core = http
-            try s.body.prepare(for: http)
+            return s.feed
         }
+        try feed?.receive(HTTPResponse(core: http))
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        let progress = try locked.withLock { s -> (DidWriteBodyDataHandler, Int64, Int64)? in
-            guard s.machine.isCurrent(attempt) else { return nil }
-            try s.body.append(chunk)
-            guard let handler = s.didWriteData, let file = s.body as? DownloadFile else { return nil }
-            return (handler, file.bytesWritten, Self.expectedLength(of: s.response))
+        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse)? in
+            guard s.machine.isCurrent(attempt), let feed = s.feed else { return nil }
+            return (feed, s.didWriteData, s.response)
         }
-        if let (handler, total, expected) = progress {
-            let written = Int64(chunk.count)
-            session.delegateQueue.addOperation { handler(self, written, total, expected) }
-        }
+        guard let (feed, handler, response) = taken, let total = try feed.append(chunk), let handler else { return }
+        let written = Int64(chunk.count)
+        let expected = Self.expectedLength(of: response)
+        session.delegateQueue.addOperation { handler(self, written, total, expected) }
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
@@ -59,7 +58,7 @@ extension HTTPCycle {
     private struct Outcome {
         var response: HTTPResponse
         var sent: HTTPRequest
-        var body: any ResponseBodyConsumer
+        var feed: ContentFeed
         var error: (any Error)?
         var responseProcessors: [HTTPProcessor]?
         var authentications: [Authentication]?
@@ -73,42 +72,54 @@ extension HTTPCycle {
         let taken = locked.withLock { s -> Outcome? in
             guard s.machine.transportCompleted(attempt: attempt) else { return nil }
             s.task = nil
-            s.response.data = s.body.data
-            let body = s.body
-            s.body = DataAccumulator()
+            let feed = s.feed ?? .implicit()
+            s.feed = nil
             var error = s.consumerError ?? transportError
             if s.consumerError == nil, s.declinedChallenge, s.response.core != nil, Self.isCancellation(transportError) {
                 error = nil
             }
             return Outcome(
-                response: s.response, sent: s.sentRequest ?? s.request, body: body, error: error.map(Self.mapTransportError),
+                response: s.response, sent: s.sentRequest ?? s.request, feed: feed, error: error.map(Self.mapTransportError),
                 responseProcessors: s.responseProcessors, authentications: s.authentications,
                 authenticationFailures: s.authenticationFailures, redirectCount: s.redirectCount,
                 retriedCount: s.retriedCount, solicited: s.solicited)
         }
-        guard let outcome = taken else { return }
+        guard var outcome = taken else { return }
+        outcome.response.data = outcome.feed.bodySoFar
         judge(outcome, attempt: attempt)
     }
 
     private func judge(_ outcome: Outcome, attempt: Int) {
         var outcome = outcome
         if outcome.error == nil, let status = outcome.response.statusCode {
-            if status == 401, answerChallenge(outcome, attempt: attempt) {
-                outcome.body.discard()
+            if status == 401, let (request, update) = challengeAnswer(outcome) {
+                outcome.feed.abandon()
+                resend(request, after: attempt, update: update)
                 return
             }
             if status == 307 || status == 308 {
-                if followRedirect(outcome, attempt: attempt) {
-                    outcome.body.discard()
+                switch redirect(outcome) {
+                case .follow(let request):
+                    outcome.feed.abandon()
+                    resend(request, after: attempt) { $0.redirectCount += 1 }
                     return
+                case .tooMany:
+                    outcome.feed.abandon()
+                    finish(attempt: attempt, response: outcome.response, error: HTTPError.transport(URLError(.httpTooManyRedirects)))
+                    return
+                case .none:
+                    break
                 }
             } else if session.shouldTreatStatusCodeAsFailure(status) {
                 outcome.error = HTTPError.statusCodeSeemsToHaveErred(outcome.response)
             }
+            if outcome.error == nil, let refusal = outcome.feed.refusal(for: outcome.response) {
+                outcome.error = refusal
+            }
         }
         if let error = outcome.error {
-            // Whatever happens next, this try's body (a partial download file) is of no use.
-            outcome.body.discard()
+            // Whatever happens next, this try's body (a partial file) is of no use.
+            outcome.feed.abandon()
             if session.shouldRetry(self, error: error), let delay = session.retryPolicy.delay(
                 beforeRetry: outcome.retriedCount + 1, response: outcome.response.core == nil ? nil : outcome.response),
                scheduleRetry(after: attempt, delay: delay) {
@@ -117,62 +128,69 @@ extension HTTPCycle {
             finish(attempt: attempt, response: outcome.response, error: error)
             return
         }
-        if var download = outcome.body as? DownloadFile {
-            guard download.close() else {
-                download.discard()
-                finish(attempt: attempt, response: outcome.response, error: CocoaError(.fileWriteUnknown))
-                return
-            }
-            finish(attempt: attempt, response: outcome.response, error: nil, download: download)
-            return
-        }
-        let processors = outcome.responseProcessors ?? session.responseProcessors
-        guard !processors.isEmpty else {
-            finish(attempt: attempt, response: outcome.response, error: nil)
-            return
-        }
-        let response = outcome.response
-        session.workerQueue.addOperation {
-            var processed = response
-            do {
-                for processor in processors { try processor.processResponse(&processed) }
-                self.finish(attempt: attempt, response: processed, error: nil)
-            } catch {
-                self.finish(attempt: attempt, response: response, error: error)
-            }
+        let processors = outcome.feed.download == nil ? outcome.responseProcessors ?? session.responseProcessors : []
+        if outcome.feed.isImplicit && processors.isEmpty {
+            conclude(outcome.response, feed: outcome.feed, processors: [], attempt: attempt)
+        } else {
+            let (response, feed) = (outcome.response, outcome.feed)
+            session.workerQueue.addOperation { self.conclude(response, feed: feed, processors: processors, attempt: attempt) }
         }
     }
 
-    /// Resends with an `Authorization` answering a 401's challenges, once (twice for a stale Digest
-    /// nonce); `false` when no authentication answers or answers were already refused.
-    private func answerChallenge(_ outcome: Outcome, attempt: Int) -> Bool {
+    /// Gets the content from the handler, runs the response processors and finishes the run.
+    private func conclude(_ response: HTTPResponse, feed: ContentFeed, processors: [HTTPProcessor], attempt: Int) {
+        var response = response
+        let parsed = feed.parse()
+        response.data = parsed.data
+        response.content = parsed.content
+        if let error = parsed.error {
+            if let download = feed.download { Self.removeDownload(download) }
+            finish(attempt: attempt, response: response, error: error)
+            return
+        }
+        var processed = response
+        do {
+            for processor in processors { try processor.processResponse(&processed) }
+        } catch {
+            finish(attempt: attempt, response: response, error: error)
+            return
+        }
+        finish(attempt: attempt, response: processed, error: nil, download: feed.download)
+    }
+
+    /// The request answering a 401's challenges with an `Authorization`, once (twice for a stale
+    /// Digest nonce), and how to count it; `nil` when no authentication answers or answers were
+    /// already refused.
+    private func challengeAnswer(_ outcome: Outcome) -> (HTTPRequest, (inout Locked) -> Void)? {
         let authentications = outcome.authentications ?? session.authentications
-        guard !authentications.isEmpty else { return false }
+        guard !authentications.isEmpty else { return nil }
         let failures = outcome.authenticationFailures
-        guard failures == 0 || (failures == 1 && Self.isStaleChallenge(outcome.response)) else { return false }
+        guard failures == 0 || (failures == 1 && Self.isStaleChallenge(outcome.response)) else { return nil }
         for authentication in authentications {
             guard let value = authentication.authorization(
                 for: outcome.response, request: outcome.sent, previousFailureCount: failures)
             else { continue }
             var request = outcome.sent
             request.setValue(value, forHTTPHeaderField: "Authorization")
-            resend(request, after: attempt) { $0.authenticationFailures += 1 }
-            return true
+            return (request, { $0.authenticationFailures += 1 })
         }
-        return false
+        return nil
     }
 
-    /// Follows a 307/308 itself, keeping the method and body (URLSession on Linux drops the body, L9).
-    private func followRedirect(_ outcome: Outcome, attempt: Int) -> Bool {
-        guard let target = outcome.response.core?.resolvedLocation(base: outcome.sent.url) else { return false }
-        guard outcome.redirectCount < Self.maximumRedirectCount else {
-            finish(attempt: attempt, response: outcome.response, error: HTTPError.transport(URLError(.httpTooManyRedirects)))
-            return true
-        }
+    private enum Redirect {
+        case follow(HTTPRequest)
+        case tooMany
+        case none
+    }
+
+    /// A 307/308 is followed by the cycle itself, keeping the method and body (URLSession on Linux
+    /// drops the body, L9).
+    private func redirect(_ outcome: Outcome) -> Redirect {
+        guard let target = outcome.response.core?.resolvedLocation(base: outcome.sent.url) else { return .none }
+        guard outcome.redirectCount < Self.maximumRedirectCount else { return .tooMany }
         var request = outcome.sent
         request.core.url = target
-        resend(request, after: attempt) { $0.redirectCount += 1 }
-        return true
+        return .follow(request)
     }
 
     private static func isStaleChallenge(_ response: HTTPResponse) -> Bool {

@@ -14,6 +14,10 @@ public struct HTTPResponse: Sendable {
     public var data: Data
     /// The model the response processors made from ``data`` (a ``JSON`` value for JSON, a string…).
     public var object: (any Sendable)?
+    /// What the cycle's content handler made of the body: `Data` for the default ``Accumulator``, a
+    /// ``JSON`` value for a ``JSONParser``, `nil` for a ``FileWriter``… When a conversion failed
+    /// halfway, what it obtained before (the raw bytes for JSON).
+    public var content: (any Sendable)?
     /// An encoding that overrides the one found from the headers and the body when reading ``text``.
     public var textReadEncoding: String.Encoding?
 

@@ -65,10 +65,12 @@ public enum JSON: Sendable, Hashable {
         return try encoder.encode(self)
     }
 
-    /// The member named `key` of an object.
+    /// The member named `key` of an object or, when there is no such member and `key` has dots, the
+    /// value at that key path (see ``value(atKeyPath:)``): `json["store.address.zip"]`.
     public subscript(key: String) -> JSON? {
-        if case .object(let object) = self { return object[key] }
-        return nil
+        guard case .object(let object) = self else { return nil }
+        if let member = object[key] { return member }
+        return key.contains(".") ? value(atKeyPath: key) : nil
     }
 
     /// The element at `index` of an array.
@@ -82,10 +84,14 @@ public enum JSON: Sendable, Hashable {
         var current: JSON? = self
         for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
             guard let value = current else { return nil }
-            if case .array = value, let index = Int(component) {
-                current = value[index]
-            } else {
-                current = value[String(component)]
+            switch value {
+            case .array(let array):
+                guard let index = Int(component), array.indices.contains(index) else { return nil }
+                current = array[index]
+            case .object(let object):
+                current = object[String(component)]
+            default:
+                return nil
             }
         }
         return current

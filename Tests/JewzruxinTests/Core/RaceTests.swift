@@ -50,15 +50,20 @@ struct RaceTests {
         }
     }
 
-    @Test("the body buffer starts over for every response of a task (L3)")
+    @Test("the content handler starts over for every response of a task (L3)")
     func bodyResetsPerResponse() throws {
         let url = try #require(URL(string: "http://h/"))
-        var consumer = DataAccumulator()
-        consumer.prepare(for: try #require(HTTPURLResponse(url: url, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: nil)))
-        consumer.append(Data("unauthorized".utf8))
-        consumer.prepare(for: try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)))
-        consumer.append(Data("Hello ".utf8))
-        consumer.append(Data("World".utf8))
-        #expect(consumer.data == Data("Hello World".utf8))
+        let accumulator = Accumulator(acceptableResponses: [200])
+        let feed = ContentFeed(handler: accumulator)
+        try feed.receive(HTTPResponse(core: HTTPURLResponse(url: url, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: nil)))
+        #expect(try feed.append(Data("unauthorized".utf8)) == 12)
+        #expect(feed.bodySoFar == Data("unauthorized".utf8))
+        try feed.receive(HTTPResponse(core: HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)))
+        #expect(try feed.append(Data("Hello ".utf8)) == 6)
+        #expect(try feed.append(Data("World".utf8)) == 11)
+        let parsed = feed.parse()
+        #expect(parsed.data == Data("Hello World".utf8))
+        #expect(parsed.content as? Data == Data("Hello World".utf8))
+        #expect(accumulator.data.isEmpty, "cleaned up after parsing")
     }
 }

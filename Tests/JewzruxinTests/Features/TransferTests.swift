@@ -141,9 +141,10 @@ struct TransferTests {
                 try HTTPCycle.download(sandbox.string("/bytes/5000000"), session: session,
                                        downloadFileHandler: { _, _ in counter.record() }, completionHandler: $0)
             }
-            let error = try #require(result.error as? CocoaError)
-            #expect(error.code == .fileWriteUnknown)
-            #expect(String(describing: error).contains("can't create"))
+            let error = try #require(result.error as? ContentHandlerError)
+            #expect(error.code == .unusableDestination)
+            #expect(error.reason.contains("can't create a file in"))
+            #expect(error.underlyingError is CocoaError)
             await session.drain()
             #expect(counter.count == 0)
             #expect(session.runningTaskCount == 0)

@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+
+/// Drives a cycle's ``ContentHandler`` through the responses of one attempt.
+///
+/// It keeps the protocol's promises whatever the transport and the cycle do: steps in order, each
+/// at most once per response, never two at a time (a cancel's cleanup waits for a write in
+/// progress), and a cleanup for every response that was prepared. When the handler refuses a
+/// response, the feed keeps its body for the error instead.
+final class ContentFeed: Sendable {
+    let handler: any ContentHandler
+    /// The cycle's own accumulator: its content needs no trip to the worker queue.
+    let isImplicit: Bool
+    /// Where the handler writes a download made with ``HTTPCycle/downloadFileHandler``.
+    let download: URL?
+    private let state = Mutex(State())
+
+    private enum Phase {
+        /// No response yet.
+        case waiting
+        /// The handler took the response and is being fed.
+        case receiving
+        /// The handler refused the response; its body is kept for the error.
+        case refused(ContentHandlerError)
+        /// The handler failed; it has been cleaned up.
+        case failed
+        /// Cleaned up: nothing more reaches the handler.
+        case done
+    }
+
+    private struct State {
+        var phase = Phase.waiting
+        var received: Int64 = 0
+        var keptBody = Data()
+    }
+
+    /// What the body turned into.
+    struct Parsed: Sendable {
+        var content: (any Sendable)?
+        var data: Data
+        var error: (any Error)?
+    }
+
+    init(handler: any ContentHandler, isImplicit: Bool = false, download: URL? = nil) {
+        self.handler = handler
+        self.isImplicit = isImplicit
+        self.download = download
+    }
+
+    /// A feed for a cycle without a handler of its own: keeps any body in memory.
+    static func implicit() -> ContentFeed {
+        ContentFeed(handler: Accumulator(acceptableResponses: [], acceptableContentTypes: []), isImplicit: true)
+    }
+
+    /// A response arrived: the previous one, if any, is abandoned and the handler prepared afresh.
+    ///
+    /// - Throws: What the handler threw, unless it was a refusal; the transfer must then stop.
+    func receive(_ response: HTTPResponse) throws {
+        try state.withLock { s in
+            switch s.phase {
+            case .receiving, .refused: handler.cleanup()
+            case .waiting: break
+            case .failed, .done: return
+            }
+            s.received = 0
+            s.keptBody = Data()
+            do {
+                try handler.prepare(for: response)
+                s.phase = .receiving
+            } catch let error as ContentHandlerError where error.isRefusal {
+                s.phase = .refused(error)
+            } catch {
+                handler.cleanup()
+                s.phase = .failed
+                throw error
+            }
+        }
+    }
+
+    /// Feeds the next bytes to the handler, or keeps them for a refusal.
+    ///
+    /// - Returns: The bytes received so far for this response, `nil` once the feed has ended.
+    /// - Throws: What the handler threw, or the refusal once the body kept passes its limit; the
+    ///   transfer must then stop.
+    func append(_ chunk: Data) throws -> Int64? {
+        try state.withLock { s in
+            switch s.phase {
+            case .receiving:
+                do {
+                    try handler.append(chunk)
+                } catch {
+                    handler.cleanup()
+                    s.phase = .failed
+                    throw error
+                }
+            case .refused(var refusal):
+                guard s.keptBody.count + chunk.count <= ContentHandlerError.maximumKeptBodySize else {
+                    refusal.response?.data = s.keptBody
+                    handler.cleanup()
+                    s.phase = .failed
+                    throw refusal
+                }
+                s.keptBody.append(chunk)
+            case .waiting, .failed, .done:
+                return nil
+            }
+            s.received += Int64(chunk.count)
+            return s.received
+        }
+    }
+
+    /// The body as the cycle can show it before parsing: what was kept for a refusal, or the bytes
+    /// an accumulator holds.
+    var bodySoFar: Data {
+        state.withLock { s in
+            if case .refused = s.phase { return s.keptBody }
+            if case .receiving = s.phase { return (handler as? Accumulator)?.data ?? Data() }
+            return Data()
+        }
+    }
+
+    /// The refusal of the response, with the body kept, if the handler refused it.
+    func refusal(for response: HTTPResponse) -> ContentHandlerError? {
+        state.withLock { s in
+            guard case .refused(var refusal) = s.phase else { return nil }
+            var kept = response
+            kept.data = s.keptBody
+            refusal.response = kept
+            return refusal
+        }
+    }
+
+    /// The body is complete and the response a success: asks the handler for its content, then
+    /// cleans it up.
+    func parse() -> Parsed {
+        state.withLock { s in
+            guard case .receiving = s.phase else {
+                return Parsed(content: nil, data: Data(), error: nil)
+            }
+            defer {
+                handler.cleanup()
+                s.phase = .done
+            }
+            let data = (handler as? Accumulator)?.data ?? Data()
+            do {
+                return Parsed(content: try handler.parseContent(), data: data)
+            } catch let error as ContentHandlerError {
+                return Parsed(content: error.intermediateContent, data: data, error: error)
+            } catch {
+                return Parsed(content: nil, data: data, error: error)
+            }
+        }
+    }
+
+    /// The response won't be used (a failure, a cancel, a retry): cleans the handler up.
+    func abandon() {
+        state.withLock { s in
+            switch s.phase {
+            case .receiving, .refused: handler.cleanup()
+            case .waiting, .failed, .done: break
+            }
+            s.phase = .done
+        }
+    }
+}
