@@ -16,7 +16,7 @@ extension HTTPCycle {
     /// Side effects decided under the lock and carried out after it is released, so no URLSession
     /// call, timer, indicator observer or handler ever runs while the cycle is locked.
     struct Effects {
-        var taskToCancel: URLSessionTask?
+        var taskToCancel: (any HTTPTransfer)?
         var feedsToAbandon: [ContentFeed] = []
         var indicatorToIncrease: NetworkActivityIndicator?
         var indicatorToDecrease: NetworkActivityIndicator?
@@ -87,21 +87,20 @@ extension HTTPCycle {
             defer { s.feed = nil }
             return s.feed
         }?.abandon()
-        let task: URLSessionTask
-        switch source {
-        case .data(let data)?: task = session.core.uploadTask(with: request.core, from: data)
-        case .file(let url)?: task = session.core.uploadTask(with: request.core, fromFile: url)
-        case nil: task = session.core.dataTask(with: request.wireRequest)
-        }
-        locked.withLock { s in
-            guard s.machine.isCurrent(attempt) else { return }
+        let events = session.transfers.register(self, attempt: attempt)
+        let task = session.transport.makeTransfer(for: request, upload: source, events: events)
+        let started = locked.withLock { s -> Bool in
+            guard s.machine.isCurrent(attempt) else { return false }
             s.sentRequest = request
             s.task = task
             s.feed = feed
             s.consumerError = nil
-            s.declinedChallenge = false
-            session.router.register(task, for: self, attempt: attempt)
             task.resume()
+            return true
+        }
+        if !started {
+            // Cancelled or restarted meanwhile: this transfer never starts; it still completes.
+            task.cancel()
         }
     }
 

@@ -39,19 +39,12 @@ extension HTTPCycle {
     /// The body consumer refused what arrived: stop the transfer and report `error` (L1: URLSession
     /// ignores a `.cancel` disposition, so the task is cancelled here).
     func transportDidFail(_ error: any Error, attempt: Int) {
-        let task = locked.withLock { s -> URLSessionTask? in
+        let task = locked.withLock { s -> (any HTTPTransfer)? in
             guard s.machine.isCurrent(attempt), s.consumerError == nil else { return nil }
             s.consumerError = error
             return s.task
         }
         task?.cancel()
-    }
-
-    /// The router declined an authentication challenge for `attempt`.
-    func transportDidDeclineChallenge(attempt: Int) {
-        locked.withLock { s in
-            if s.machine.isCurrent(attempt) { s.declinedChallenge = true }
-        }
     }
 
     /// What a finished transfer left, taken out under the lock.
@@ -74,10 +67,7 @@ extension HTTPCycle {
             s.task = nil
             let feed = s.feed ?? .implicit()
             s.feed = nil
-            var error = s.consumerError ?? transportError
-            if s.consumerError == nil, s.declinedChallenge, s.response.core != nil, Self.isCancellation(transportError) {
-                error = nil
-            }
+            let error = s.consumerError ?? transportError
             return Outcome(
                 response: s.response, sent: s.sentRequest ?? s.request, feed: feed, error: error.map(Self.mapTransportError),
                 responseProcessors: s.responseProcessors, authentications: s.authentications,

@@ -36,15 +36,12 @@ public final class HTTPCycle: Sendable {
         var sentRequest: HTTPRequest?
         var response = HTTPResponse()
         var completion: Completion?
-        var task: URLSessionTask?
+        var task: (any HTTPTransfer)?
         /// Feeds the body of the attempt in progress to its content handler.
         var feed: ContentFeed?
         /// Why the content handler stopped the transfer, reported instead of the cancellation it causes.
         var consumerError: (any Error)?
         var contentHandler: (any ContentHandler)?
-        /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
-        /// response and its body have already arrived and are the outcome.
-        var declinedChallenge = false
 
         var identifier = ""
         var solicited = false

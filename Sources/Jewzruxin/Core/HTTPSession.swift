@@ -21,7 +21,10 @@ public final class HTTPSession: Sendable {
     /// Where processors and other work that takes time run.
     public let workerQueue: OperationQueue
 
-    let router: SessionRouter
+    /// Where requests go on the wire.
+    public let transport: any HTTPTransport
+    /// The transfers in flight.
+    let transfers = TransferRegistry()
     private let shared = Mutex(Shared())
 
     /// The configuration's `timeoutIntervalForResource`, enforced by each cycle as its deadline.
@@ -45,10 +48,13 @@ public final class HTTPSession: Sendable {
     ///   - configuration: The URLSession configuration (timeouts, cache, cookies, connection limits).
     ///   - delegateQueue: Where handlers run; the main queue by default.
     ///   - workerQueue: Where processors run; a new concurrent queue by default.
+    ///   - transport: Where requests go on the wire; `nil` (the default) for URLSession, with
+    ///     `configuration`.
     public init(
         configuration: URLSessionConfiguration = .default,
         delegateQueue: OperationQueue? = nil,
-        workerQueue: OperationQueue? = nil
+        workerQueue: OperationQueue? = nil,
+        transport: (any HTTPTransport)? = nil
     ) {
         self.delegateQueue = delegateQueue ?? .main
         self.workerQueue = workerQueue ?? {
@@ -60,9 +66,9 @@ public final class HTTPSession: Sendable {
         callbackQueue.name = "Jewzruxin.HTTPSession.network"
         callbackQueue.maxConcurrentOperationCount = 1
         let router = SessionRouter()
-        self.router = router
         self.resourceTimeout = configuration.timeoutIntervalForResource
         self.core = URLSession(configuration: configuration, delegate: router, delegateQueue: callbackQueue)
+        self.transport = transport ?? URLSessionTransport(session: core, router: router)
     }
 
     deinit {
@@ -125,8 +131,8 @@ public final class HTTPSession: Sendable {
         set { shared.withLock { $0.downloadDirectory = newValue } }
     }
 
-    /// How many cycles of this session have a URLSession task in flight.
-    public var runningTaskCount: Int { router.count }
+    /// How many transfers of this session's cycles are in flight (URLSession tasks, by default).
+    public var runningTaskCount: Int { transfers.count }
 
     /// Whether a failed try of `cycle` is resent: never after a cancellation; otherwise the
     /// delegate's answer, or the retry policy's.

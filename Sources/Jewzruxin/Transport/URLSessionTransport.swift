@@ -4,57 +4,61 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// The one URLSession delegate of an ``HTTPSession``: routes each task's callbacks to its cycle.
+/// The default transport: URLSession, with the workarounds its Linux implementation needs.
+final class URLSessionTransport: HTTPTransport {
+    let session: URLSession
+    let router: SessionRouter
+
+    init(session: URLSession, router: SessionRouter) {
+        self.session = session
+        self.router = router
+    }
+
+    func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        let task: URLSessionTask
+        switch upload {
+        case .data(let data)?: task = session.uploadTask(with: request.core, from: data)
+        case .file(let url)?: task = session.uploadTask(with: request.core, fromFile: url)
+        case nil: task = session.dataTask(with: request.wireRequest)
+        }
+        router.register(task, events)
+        return Transfer(task: task)
+    }
+
+    private struct Transfer: HTTPTransfer {
+        let task: URLSessionTask
+        func resume() { task.resume() }
+        func cancel() { task.cancel() }
+    }
+}
+
+/// The one URLSession delegate of a ``URLSessionTransport``: routes each task's callbacks to the
+/// events of its transfer.
 ///
 /// Challenges and redirects are handled here, at session level, because task-level delegates never
 /// see them on Linux (L7). Every challenge gets an explicit answer: default handling without a
 /// credential hangs the task (L4) and a nil credential crashes (L5).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry {
-        let cycle: HTTPCycle
-        let attempt: Int
+        let events: HTTPTransferEvents
+        var receivedResponse = false
+        /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
+        /// response and its body have already arrived and are the outcome.
+        var declinedChallenge = false
     }
 
-    private struct Registry {
-        /// Running tasks by identifier. The entry keeps its cycle alive until the task completes, so
-        /// a cycle nobody holds on to still finishes.
-        var entries: [Int: Entry] = [:]
-        /// Callers of ``whenIdle()`` waiting for `entries` to empty.
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private let entries = Mutex([Int: Entry]())
+
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events) }
     }
 
-    private let registry = Mutex(Registry())
-
-    var count: Int { registry.withLock { $0.entries.count } }
-
-    func register(_ task: URLSessionTask, for cycle: HTTPCycle, attempt: Int) {
-        registry.withLock { $0.entries[task.taskIdentifier] = Entry(cycle: cycle, attempt: attempt) }
-    }
-
-    private func entry(for task: URLSessionTask) -> Entry? {
-        registry.withLock { $0.entries[task.taskIdentifier] }
-    }
-
-    private func remove(_ task: URLSessionTask) {
-        let waiters = registry.withLock { r -> [CheckedContinuation<Void, Never>] in
-            r.entries.removeValue(forKey: task.taskIdentifier)
-            guard r.entries.isEmpty else { return [] }
-            defer { r.idleWaiters = [] }
-            return r.idleWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once no task of this session is in flight: every URLSession task has reported its
-    /// completion, cancelled ones included.
-    func whenIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = registry.withLock { r -> Bool in
-                if r.entries.isEmpty { return true }
-                r.idleWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
+    private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
+        entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return nil }
+            update(&entry)
+            entries[task.taskIdentifier] = entry
+            return entry.events
         }
     }
 
@@ -62,29 +66,23 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let entry = entry(for: dataTask) {
-            do {
-                try entry.cycle.transportDidReceive(response, attempt: entry.attempt)
-            } catch {
-                entry.cycle.transportDidFail(error, attempt: entry.attempt)
-            }
+        if let http = response as? HTTPURLResponse, let events = events(for: dataTask, update: { $0.receivedResponse = true }) {
+            events.didReceive(http)
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let entry = entry(for: dataTask) else { return }
-        do {
-            try entry.cycle.transportDidReceive(data, attempt: entry.attempt)
-        } catch {
-            entry.cycle.transportDidFail(error, attempt: entry.attempt)
-        }
+        events(for: dataTask)?.didReceive(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = entry(for: task) else { return }
-        entry.cycle.transportDidComplete(error: error, attempt: entry.attempt)
-        remove(task)
+        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        var error = error
+        if entry.declinedChallenge, entry.receivedResponse, HTTPCycle.isCancellation(error) {
+            error = nil
+        }
+        entry.events.didComplete(error: error)
     }
 
     func urlSession(
@@ -104,9 +102,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        guard let entry = entry(for: task) else { return }
-        entry.cycle.transportDidSend(
-            bytes: bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend, attempt: entry.attempt)
+        events(for: task)?.didSend(bytes: bytesSent, totalBytes: totalBytesSent, expectedBytes: totalBytesExpectedToSend)
     }
 
     /// `proposed`, aimed at the `Location` of `response` resolved as RFC 3986 says.
@@ -127,9 +123,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // No credentials to offer: decline. FoundationNetworking then cancels the task, but the
         // 401/407 response and its body have already been delivered (L3), so the cycle is told to
         // end with that response rather than with a cancellation.
-        if let entry = entry(for: task) {
-            entry.cycle.transportDidDeclineChallenge(attempt: entry.attempt)
-        }
+        _ = events(for: task) { $0.declinedChallenge = true }
         completionHandler(.rejectProtectionSpace, nil)
     }
 }

@@ -64,7 +64,7 @@ extension HTTPSession {
     /// Waits until every URLSession task of the session has reported its end and every handler
     /// queued so far on the (serial) delegate queue has run.
     func drain() async {
-        await router.whenIdle()
+        await transfers.whenIdle()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             delegateQueue.addOperation { continuation.resume() }
         }

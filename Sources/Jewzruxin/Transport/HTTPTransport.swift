@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where a session's requests go on the wire: the point where the engine hands a request to the
+/// network.
+///
+/// A session uses URLSession unless it is given another transport (Swallow's
+/// `SessionDataTaskDataSource`). Everything above it — processors, content handlers, retries,
+/// authentication, 307/308 redirects, the fluent layer — runs the same on any transport.
+/// ``MockSession`` is one, for tests that need no server.
+///
+/// A transport reports what happens to each transfer through the ``HTTPTransferEvents`` it is given,
+/// in this order: at most one ``HTTPTransferEvents/didReceive(_:)-(HTTPURLResponse)`` per response
+/// (a new one starts the body over), body chunks, then exactly one
+/// ``HTTPTransferEvents/didComplete(error:)``, also after a cancel.
+public protocol HTTPTransport: Sendable {
+    /// Creates the transfer of `request`, not started yet.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it goes on the wire, its body in ``HTTPRequest/data`` unless
+    ///     `upload` gives one.
+    ///   - upload: The body to stream instead, for an upload.
+    ///   - events: Where to report what happens.
+    /// - Returns: The transfer, which starts when the engine resumes it.
+    func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer
+}
+
+/// One request on its way through a transport.
+public protocol HTTPTransfer: Sendable {
+    /// Starts the transfer; called once.
+    func resume()
+    /// Stops the transfer, at any time, any number of times; it still reports its completion (with a
+    /// cancellation error, `URLError(.cancelled)`, unless it had completed already).
+    func cancel()
+}
+
+/// What a transport tells the engine about one transfer.
+///
+/// Calls must come one at a time, in order. Calls after ``didComplete(error:)``, or about a
+/// transfer the engine has moved on from (cancelled, restarted), are ignored.
+public struct HTTPTransferEvents: Sendable {
+    let cycle: HTTPCycle
+    let attempt: Int
+    let registry: TransferRegistry
+    let id: Int
+
+    /// The status line and headers of a response arrived.
+    public func didReceive(_ response: HTTPURLResponse) {
+        do {
+            try cycle.transportDidReceive(response, attempt: attempt)
+        } catch {
+            cycle.transportDidFail(error, attempt: attempt)
+        }
+    }
+
+    /// The next bytes of the response body arrived.
+    public func didReceive(_ data: Data) {
+        do {
+            try cycle.transportDidReceive(data, attempt: attempt)
+        } catch {
+            cycle.transportDidFail(error, attempt: attempt)
+        }
+    }
+
+    /// Body bytes of the request went out.
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes sent since the last call.
+    ///   - totalBytes: The bytes sent so far.
+    ///   - expectedBytes: The bytes to send in all, `-1` when unknown.
+    public func didSend(bytes: Int64, totalBytes: Int64, expectedBytes: Int64) {
+        cycle.transportDidSend(bytes: bytes, total: totalBytes, expected: expectedBytes, attempt: attempt)
+    }
+
+    /// The transfer ended: `error` is `nil` when the whole response arrived.
+    public func didComplete(error: (any Error)?) {
+        guard registry.claimCompletion(of: id) else { return }
+        cycle.transportDidComplete(error: error, attempt: attempt)
+        registry.remove(id)
+    }
+}
