@@ -66,10 +66,10 @@ public enum JSON: Sendable, Hashable {
     }
 
     /// The member named `key` of an object or, when there is no such member and `key` has dots, the
-    /// value at that key path (see ``value(atKeyPath:)``): `json["store.address.zip"]`.
+    /// value at that key path (see ``value(atKeyPath:)``): `json["store.address.zip"]`,
+    /// `json["0.name"]` on an array.
     public subscript(key: String) -> JSON? {
-        guard case .object(let object) = self else { return nil }
-        if let member = object[key] { return member }
+        if case .object(let object) = self, let member = object[key] { return member }
         return key.contains(".") ? value(atKeyPath: key) : nil
     }
 
