@@ -36,15 +36,18 @@ extension HTTPCycle {
         session.delegateQueue.addOperation { handler(self, bytes, total, expected) }
     }
 
-    /// The body consumer refused what arrived: stop the transfer and report `error` (L1: URLSession
-    /// ignores a `.cancel` disposition, so the task is cancelled here).
+    /// The content handler failed: stop the transfer and end the attempt with `error` at once,
+    /// without waiting for the transport to report the cancel (URLSession on Linux may take seconds,
+    /// or deliver the rest of the body first). Its late callbacks are then ignored.
     func transportDidFail(_ error: any Error, attempt: Int) {
         let task = locked.withLock { s -> (any HTTPTransfer)? in
             guard s.machine.isCurrent(attempt), s.consumerError == nil else { return nil }
             s.consumerError = error
             return s.task
         }
-        task?.cancel()
+        guard let task else { return }
+        task.cancel()
+        transportDidComplete(error: error, attempt: attempt)
     }
 
     /// What a finished transfer left, taken out under the lock.

@@ -69,8 +69,13 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - error: The error the try ended with.
     ///   - retriedCount: How many times the cycle has been resent in this run.
     ///   - solicited: Whether the cycle is solicited: then any error is retried, without limit.
+    ///
+    /// A cancellation is never retried, nor is a content handler's own failure
+    /// (``ContentHandlerError``: a refused response, a body too large, a file that can't be
+    /// written): sending again would end the same way.
     public func shouldRetry(error: any Error, retriedCount: Int, solicited: Bool) -> Bool {
         if case HTTPError.cancelled = error { return false }
+        if error is ContentHandlerError { return false }
         if solicited { return true }
         guard retriedCount < maximumRetryCount else { return false }
         switch error {

@@ -28,7 +28,12 @@ final class URLSessionTransport: HTTPTransport {
     private struct Transfer: HTTPTransfer {
         let task: URLSessionTask
         func resume() { task.resume() }
-        func cancel() { task.cancel() }
+        /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
+        /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2).
+        func cancel() {
+            let task = task
+            DispatchQueue.global().async { task.cancel() }
+        }
     }
 }
 
