@@ -96,8 +96,9 @@ open class Accumulator: SelectiveDiscarder, @unchecked Sendable {
 /// ``HTTPResponse/textEncoding``: the `Content-Type` charset, ISO-8859-1 for `text/*` without one,
 /// else a byte order mark or UTF-8).
 ///
-/// The content is a `String`; a body that isn't valid in the encoding fails with
-/// ``ContentHandlerError/Code/unparsableContent`` and keeps the bytes.
+/// The content is a `String`. Bytes that are invalid in the encoding become U+FFFD, as browsers
+/// decode them; only an encoding that can't be decoded at all fails, with
+/// ``ContentHandlerError/Code/unparsableContent``, keeping the bytes.
 open class StringConverter: Accumulator, @unchecked Sendable {
     /// The encoding to decode with; `nil` follows the response.
     public var encoding: String.Encoding?

@@ -13,8 +13,8 @@ import Synchronization
 ///   When a list is set, a response without a `Content-Type` is refused.
 ///
 /// A refused response ends the cycle with a ``ContentHandlerError`` that keeps the status, headers
-/// and body. Used alone, the discarder keeps no content; it is stateless, so ``shared`` serves any
-/// number of cycles.
+/// and body. Used alone, the discarder keeps no content and no state of its own beyond the response
+/// it last saw (kept behind a lock), so ``shared`` serves any number of cycles at once.
 ///
 /// Settings are read while a response is handled: set them before the cycle starts.
 // @unchecked: the engine makes calls one at a time (see ``ContentHandler``); settings are written
@@ -28,7 +28,8 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// The media types whose body is taken (`application/json`, `image/*`); empty takes any.
     public var acceptableContentTypes: [String]
     /// The response being handled, set by ``prepare(for:)``; its data is empty.
-    public private(set) var response: HTTPResponse?
+    public var response: HTTPResponse? { currentResponse.withLock { $0 } }
+    private let currentResponse = Mutex<HTTPResponse?>(nil)
 
     /// Creates a handler.
     ///
@@ -84,7 +85,8 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     }
 
     private class func updateSetting(_ update: (inout Setting) -> Void) {
-        let covers: @Sendable (AnyClass) -> Bool = { $0 is Self.Type }
+        // `as Any`: a bare `AnyClass is Self.Type` check is always false on Linux (Swift 6.3).
+        let covers: @Sendable (AnyClass) -> Bool = { ($0 as Any) is Self.Type }
         settings.withLock { table in
             update(&table[ObjectIdentifier(self), default: Setting(type: self, covers: covers)])
         }
@@ -112,7 +114,7 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// - Throws: ``ContentHandlerError`` with ``ContentHandlerError/Code/unacceptableStatus`` or
     ///   ``ContentHandlerError/Code/unacceptableContentType``.
     open func prepare(for response: HTTPResponse) throws {
-        self.response = response
+        currentResponse.withLock { $0 = response }
         let status = response.statusCode ?? 0
         guard acceptableResponses.isEmpty || acceptableResponses.contains(status) else {
             throw ContentHandlerError(
@@ -144,7 +146,7 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
 
     /// Forgets the response.
     open func cleanup() {
-        response = nil
+        currentResponse.withLock { $0 = nil }
     }
 
     /// Whether `type` matches `pattern`, such as `text/html`, `image/*`, `*/*` or `application/*+json`.

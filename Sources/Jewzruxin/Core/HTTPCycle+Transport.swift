@@ -68,8 +68,9 @@ extension HTTPCycle {
         let taken = locked.withLock { s -> Outcome? in
             guard s.machine.transportCompleted(attempt: attempt) else { return nil }
             s.task = nil
+            // The feed stays with the cycle until the run moves on: a cancel or restart during the
+            // parse then waits for it, so the handler never serves two responses at once.
             let feed = s.feed ?? .implicit()
-            s.feed = nil
             let error = s.consumerError ?? transportError
             return Outcome(
                 response: s.response, sent: s.sentRequest ?? s.request, feed: feed, error: error.map(Self.mapTransportError),
