@@ -13,7 +13,11 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "benchmarks",
-            dependencies: [.product(name: "Jewzruxin", package: rootFolder.lastPathComponent)]
+            dependencies: [
+                .product(name: "Jewzruxin", package: rootFolder.lastPathComponent),
+                // The loopback server the content-handler benchmark downloads from.
+                .product(name: "JewzruxinSandbox", package: rootFolder.lastPathComponent),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
