@@ -85,6 +85,14 @@ extension HTTPCycle {
 
     private func judge(_ outcome: Outcome, attempt: Int) {
         var outcome = outcome
+        if outcome.error == nil, outcome.response.core == nil {
+            // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
+            // no response.
+            outcome.error = HTTPError.transport(URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: "The transfer ended without an HTTP response.",
+                NSURLErrorFailingURLErrorKey: outcome.sent.url as Any,
+            ]))
+        }
         if outcome.error == nil, let status = outcome.response.statusCode {
             if status == 401, let (request, update) = challengeAnswer(outcome) {
                 outcome.feed.abandon()

@@ -72,6 +72,22 @@ struct TransportTests {
         }
     }
 
+    @Test("a redirect without Location ends in badServerResponse or as the 3xx itself, never empty", arguments: [301, 302, 303, 307, 308])
+    func redirectWithoutLocation(code: Int) async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let result = try await outcome { try HTTPCycle.get(sandbox.string("/status/\(code)"), session: session, completionHandler: $0) }
+            if let status = result.response.statusCode {
+                #expect(status == code)
+            } else if case HTTPError.transport(let error)? = result.error {
+                #expect(error.code == .badServerResponse)
+            } else {
+                Issue.record("no response and no transport error: \(String(describing: result.error))")
+            }
+            await session.drain()
+        }
+    }
+
     @Test("redirects are followed to the final response", arguments: [301, 302, 303, 307, 308])
     func redirects(code: Int) async throws {
         try await withSandbox { sandbox in
