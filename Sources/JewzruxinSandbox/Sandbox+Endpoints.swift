@@ -15,6 +15,7 @@ import Foundation
 // | any            | /inspect/    |                                    | 200 JSON of the request as received     |
 // | any            | /status/N    |                                    | status N, body `status N`               |
 // | any            | /flaky/      | key fail(1) code(503) retry_after  | see Sandbox+Flaky.swift                 |
+// | GET HEAD       | /stores/     | zip (all stores)                   | JSON store array; see Sandbox+Stores    |
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
@@ -47,6 +48,7 @@ extension Sandbox {
         core.addRoute("/drop", guarded(drop))
         core.addRoute("/inspect", inspect)
         core.addRoute("/status/*", guarded(status))
+        core.addRoute("/stores", storeLocator)
         registerFlakyEndpoint(on: core)
         registerAuthEndpoints(on: core)
     }
