@@ -1,0 +1,49 @@
+/// Names used to describe a request to a ``WebService``: header names and parameter encodings.
+///
+/// `Request` has no instances; it groups the vocabulary of the Swallow seed, such as
+/// `Request.Headers.userAgent` in `.header(Request.Headers.userAgent, "my app ua")`.
+public enum Request {
+    /// Common request header names, for ``ServiceTask/Option/header(_:_:)``.
+    ///
+    /// Header names are case-insensitive; these use the usual spelling.
+    public enum Headers {
+        /// `Accept`: the media types the client takes.
+        public static let accept = "Accept"
+        /// `Accept-Encoding`: the content codings the client takes.
+        public static let acceptEncoding = "Accept-Encoding"
+        /// `Accept-Language`: the languages the client prefers.
+        public static let acceptLanguage = "Accept-Language"
+        /// `Authorization`: the client's credentials.
+        public static let authorization = "Authorization"
+        /// `Cache-Control`: caching directives.
+        public static let cacheControl = "Cache-Control"
+        /// `Content-Type`: the media type of the body.
+        public static let contentType = "Content-Type"
+        /// `If-None-Match`: the entity tags the client already has.
+        public static let ifNoneMatch = "If-None-Match"
+        /// `User-Agent`: the name and version of the client.
+        public static let userAgent = "User-Agent"
+    }
+
+    /// How the parameters of a request whose method has a body (`POST`, `PUT`, `PATCH`…) become
+    /// that body.
+    ///
+    /// `GET`, `HEAD` and `DELETE` always send their parameters in the query, percent-encoded,
+    /// whatever the encoding.
+    public enum ParameterEncoding: Sendable, Hashable {
+        /// `key=value` pairs joined with `&`, keys sorted, every character but `A–Z a–z 0–9 - . _ ~`
+        /// percent-encoded (a space is `%20`), with `Content-Type: application/x-www-form-urlencoded`.
+        /// The default.
+        case percent
+        /// A JSON object, keys sorted, with `Content-Type: application/json`.
+        case json
+
+        /// The `Content-Type` the encoding sends.
+        public var contentType: String {
+            switch self {
+            case .percent: return "application/x-www-form-urlencoded"
+            case .json: return "application/json"
+            }
+        }
+    }
+}

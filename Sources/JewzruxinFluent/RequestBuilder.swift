@@ -1,0 +1,117 @@
+import Foundation
+import Jewzruxin
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns what a ``WebService`` method was given into the request of a cycle.
+enum RequestBuilder {
+    /// The methods whose parameters go in the query; every other method sends them as the body.
+    static let queryMethods: Set<HTTPMethod> = [.get, .head, .delete]
+
+    /// What a list of options amounts to, the last of each kind winning.
+    struct Settings {
+        var encoding = Request.ParameterEncoding.percent
+        var headers: [(name: String, value: String)] = []
+        var body: Data?
+        var cachePolicy: URLRequest.CachePolicy?
+        var timeout: TimeInterval?
+
+        init(_ options: [ServiceTask.Option]) {
+            for option in options {
+                switch option {
+                case .parameterEncoding(let encoding): self.encoding = encoding
+                case .header(let name, let value): headers.append((name, value))
+                case .body(let data): body = data
+                case .cachePolicy(let policy): cachePolicy = policy
+                case .timeout(let interval): timeout = interval
+                }
+            }
+        }
+    }
+
+    /// `path` resolved against `base`.
+    ///
+    /// An absolute URL (`scheme://…`) is used as it is. Otherwise the two are joined with exactly one
+    /// slash between them, whatever slashes either has on that side; a path that is empty or starts
+    /// with `?` or `#` is appended to the base as it is.
+    static func joined(base: String, path: String) -> String {
+        if isAbsolute(path) { return path }
+        if path.isEmpty || path.hasPrefix("?") || path.hasPrefix("#") { return base + path }
+        var trimmedBase = Substring(base)
+        while trimmedBase.hasSuffix("/") { trimmedBase = trimmedBase.dropLast() }
+        let trimmedPath = path.drop { $0 == "/" }
+        return trimmedBase + "/" + trimmedPath
+    }
+
+    /// Whether `string` starts with a URL scheme (a letter, then letters, digits, `+`, `-` or `.`)
+    /// followed by `://`.
+    static func isAbsolute(_ string: String) -> Bool {
+        guard let colon = string.firstIndex(of: ":"), string[colon...].hasPrefix("://") else { return false }
+        let scheme = string[..<colon].utf8
+        guard let first = scheme.first, isLetter(first) else { return false }
+        return scheme.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.".utf8.contains($0) }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+    }
+
+    /// The request for `method` on `urlString` with `parameters` and `options` encoded.
+    ///
+    /// - Throws: `HTTPError.invalidURL(_:reason:)` naming `urlString`, or the error of a parameter
+    ///   that has no JSON form.
+    static func request(
+        _ method: HTTPMethod, _ urlString: String, parameters: [String: any Sendable]?, options: [ServiceTask.Option]
+    ) throws -> HTTPRequest {
+        let settings = Settings(options)
+        let parameters = parameters ?? [:]
+        let sendsQuery = queryMethods.contains(method)
+        let target = sendsQuery ? urlString.mergingQueryParameters(parameters) : urlString
+        var request = HTTPRequest(url: try validatedURL(target, given: urlString), method: method)
+        if let body = settings.body {
+            request.data = body
+        } else if !sendsQuery, !parameters.isEmpty {
+            request.data = try encode(parameters, settings.encoding)
+            request.setValue(settings.encoding.contentType, forHTTPHeaderField: Request.Headers.contentType)
+        }
+        for header in settings.headers {
+            request.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        if let policy = settings.cachePolicy { request.core.cachePolicy = policy }
+        if let timeout = settings.timeout { request.core.timeoutInterval = timeout }
+        return request
+    }
+
+    /// The body `parameters` make with `encoding`.
+    static func encode(_ parameters: [String: any Sendable], _ encoding: Request.ParameterEncoding) throws -> Data {
+        switch encoding {
+        case .percent:
+            // The query the core writes for these parameters, without its `?`: the same encoding
+            // and order as a GET's query.
+            return Data("".mergingQueryParameters(parameters).drop { $0 == "?" }.utf8)
+        case .json:
+            return try JSON(converting: parameters).encoded()
+        }
+    }
+
+    /// The URL `string` names, if it is an absolute `http` or `https` URL with a host, as the core's
+    /// convenience methods require.
+    ///
+    /// - Throws: `HTTPError.invalidURL(_:reason:)` saying what is wrong with `given`.
+    static func validatedURL(_ string: String, given: String) throws -> URL {
+        guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError.invalidURL(given, reason: "the URL is empty")
+        }
+        guard let url = URL(string: string) else {
+            throw HTTPError.invalidURL(given, reason: "not a valid URL")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw HTTPError.invalidURL(given, reason: "the scheme must be http or https")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw HTTPError.invalidURL(given, reason: "the URL has no host")
+        }
+        return url
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Jewzruxin
+
+// The async twins of the response handlers. Each awaits its turn in the chain like a handler
+// added at that point, and starts the task if it isn't started.
+//
+// Cancelling the calling Swift task cancels the request (as ``ServiceTask/cancel()`` does: the
+// error handlers get `HTTPError.cancelled`). A cancelled request, however it was cancelled, throws
+// `CancellationError` here, as `HTTPCycle.start()` does.
+extension ServiceTask {
+    /// Waits for the response.
+    ///
+    /// - Returns: The response, once the handlers added before have run.
+    /// - Throws: The task's error (see ``responseError(_:_:)-(_,(Error)->Void)``), or
+    ///   `CancellationError` when the request was cancelled.
+    public func response() async throws -> HTTPResponse {
+        try await outcome { $0 ?? HTTPResponse() }
+    }
+
+    /// Waits for the response body.
+    ///
+    /// - Returns: The body, once the handlers added before have run.
+    /// - Throws: The task's error, or `CancellationError` when the request was cancelled.
+    public func data() async throws -> Data {
+        try await outcome { ($0 ?? HTTPResponse()).data }
+    }
+
+    /// Waits for the response and reads it as JSON, as ``responseJSON(_:_:)`` does.
+    ///
+    /// - Returns: The JSON value.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body isn't JSON (the task then fails with it).
+    public func json() async throws -> JSON {
+        try await outcome { try Self.json(from: $0) }
+    }
+
+    /// Waits for the response and reads it as text, as ``responseString(_:_:)`` does.
+    ///
+    /// - Returns: The text.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body can't be decoded (the task then fails with it).
+    public func string() async throws -> String {
+        try await outcome { try Self.string(from: $0) }
+    }
+
+    /// Waits for the response and decodes its body, as ``responseJSON(_:decoder:_:)`` does.
+    ///
+    /// ```swift
+    /// let stores = try await service.searchStores(zipCode: "15217").decode([StoreModel].self)
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    /// - Returns: The decoded value.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body doesn't decode (the task then fails with it).
+    public func decode<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws -> T {
+        try await outcome { try Self.decode(T.self, from: $0, decoder: decoder) }
+    }
+
+    /// Waits for the turn of a handler added now and returns what `read` makes of the response.
+    private func outcome<T: Sendable>(_ read: @escaping @Sendable (HTTPResponse?) throws -> T) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                add(.always, .inline) { outcome in
+                    if let error = outcome.error {
+                        if case HTTPError.cancelled = error {
+                            continuation.resume(throwing: CancellationError())
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                        return
+                    }
+                    do {
+                        continuation.resume(returning: try read(outcome.response))
+                    } catch {
+                        continuation.resume(throwing: error)
+                        throw error
+                    }
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+}

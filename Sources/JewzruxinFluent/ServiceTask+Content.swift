@@ -1,0 +1,84 @@
+import Foundation
+import Jewzruxin
+
+// hotpotato's content handler shortcuts: they set the cycle's content handler, which receives the
+// body as it arrives. They configure the request, so they go before the response handlers, right
+// after the request method; once the task has started they change nothing.
+extension ServiceTask {
+    /// Keeps the body in memory as `Data` with an `Accumulator`, which takes the statuses
+    /// 200–203 only (another status fails the task with a `ContentHandlerError`).
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func asData() -> Self {
+        setContentHandler(Accumulator())
+    }
+
+    /// Decodes the body as text with a `StringConverter`, which takes the statuses 200–203 only;
+    /// ``responseString(_:_:)`` then gets that text.
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func asString() -> Self {
+        setContentHandler(StringConverter())
+    }
+
+    /// Parses the body as JSON as it arrives with a `JSONParser`, which takes the statuses 200–203
+    /// with a JSON `Content-Type` only; ``responseJSON(_:_:)`` then gets the parsed value.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .asJSON()
+    ///     .responseJSON { json in
+    ///         let zip = json["0.address.zip"]?.stringValue
+    ///     }
+    /// ```
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func asJSON() -> Self {
+        setContentHandler(JSONParser())
+    }
+
+    /// Streams the body to a file with a `FileWriter`, so memory stays flat whatever its size.
+    ///
+    /// Only a complete body with a status of 200–203 replaces the file, once the transfer is over;
+    /// after a failure the file is left as it was. The response's data stays empty.
+    ///
+    /// Call it before adding response handlers.
+    /// - Parameter path: Where the body goes; its directory must exist.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func downloadToFile(_ path: String) -> Self {
+        setContentHandler(FileWriter(path: path))
+    }
+
+    /// Writes the body to an output stream as it arrives with a `StreamWriter`, which opens the
+    /// stream if needed and closes it after a successful response (statuses 200–203).
+    ///
+    /// Call it before adding response handlers.
+    /// - Parameter stream: Where the bytes go.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func downloadToStream(_ stream: OutputStream) -> Self {
+        setContentHandler(StreamWriter(stream: stream))
+    }
+
+    /// Discards the body with `SelectiveDiscarder.shared`, which takes the statuses 200–203 only,
+    /// for a request whose answer is of no interest beyond its status.
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func discardResponseContent() -> Self {
+        setContentHandler(SelectiveDiscarder.shared)
+    }
+
+    private func setContentHandler(_ handler: any ContentHandler) -> Self {
+        configureCycle { $0.contentHandler = handler }
+        return self
+    }
+}

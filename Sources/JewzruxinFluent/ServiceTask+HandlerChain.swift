@@ -1,0 +1,122 @@
+import Foundation
+import Jewzruxin
+
+extension ServiceTask {
+    /// What the request ended with, as the handlers see it.
+    struct Outcome: Sendable {
+        /// The response, `nil` when none arrived (a transport error, an invalid URL, a cancel).
+        var response: HTTPResponse?
+        /// Why the task failed: the request's error, or the first one a handler threw.
+        var error: (any Error)?
+    }
+
+    /// Where a handler runs.
+    enum Place: Sendable {
+        /// On the session's delegate queue (the main queue unless the session says otherwise).
+        case delegateQueue
+        /// On this dispatch queue.
+        case queue(DispatchQueue)
+        /// On whatever thread moves the chain on: for the task's own quick bookkeeping (the async
+        /// twins resuming their caller), never for user code.
+        case inline
+    }
+
+    /// A handler in the chain.
+    struct Handler: Sendable {
+        /// Which outcomes a handler runs for.
+        enum Kind: Sendable {
+            /// Only while the task has no error.
+            case success
+            /// Only once the task has an error.
+            case failure
+            /// Whatever the outcome.
+            case always
+        }
+
+        let kind: Kind
+        let place: Place
+        /// The work; an error it throws becomes the task's error, if it has none yet.
+        let body: @Sendable (Outcome) throws -> Void
+
+        func runs(for outcome: Outcome) -> Bool {
+            switch kind {
+            case .success: return outcome.error == nil
+            case .failure: return outcome.error != nil
+            case .always: return true
+            }
+        }
+    }
+
+    /// A handler to run now, with the outcome to give it.
+    struct Step: Sendable {
+        let handler: Handler
+        let outcome: Outcome
+    }
+
+    /// The order in which handlers run, as plain transitions run under the task's lock.
+    ///
+    /// Handlers wait in the order they were added until the outcome is known; then they run one
+    /// at a time, each only once the one before has returned, those that don't apply to the outcome
+    /// being skipped. Every transition returns the next step to run, if any: since at most one step is
+    /// out at a time, handlers never overlap, whatever queues they run on, and handlers added after
+    /// the outcome join the end of the line.
+    struct HandlerChain: Sendable {
+        /// The outcome, once the request has ended.
+        private(set) var outcome: Outcome?
+        /// Handlers not run or skipped yet, in the order they were added.
+        private var pending: [Handler] = []
+        /// Whether a step is out: a handler is running or about to.
+        private(set) var isRunning = false
+        /// An error recorded before the outcome was known.
+        private var earlyError: (any Error)?
+
+        /// How many handlers wait.
+        var pendingCount: Int { pending.count }
+
+        /// Adds a handler at the end of the line.
+        mutating func append(_ handler: Handler) -> Step? {
+            pending.append(handler)
+            return next()
+        }
+
+        /// The request ended; later calls change nothing.
+        ///
+        /// An error recorded before (``record(_:)``) fails a request that succeeded.
+        mutating func finish(_ outcome: Outcome) -> Step? {
+            guard self.outcome == nil else { return nil }
+            var outcome = outcome
+            if outcome.error == nil { outcome.error = earlyError }
+            self.outcome = outcome
+            return next()
+        }
+
+        /// Fails the task with `error`, unless it has an error already: the first error stands.
+        mutating func record(_ error: any Error) {
+            if outcome != nil {
+                if outcome?.error == nil { outcome?.error = error }
+            } else if earlyError == nil {
+                earlyError = error
+            }
+        }
+
+        /// The running handler returned, or threw `error`.
+        mutating func handlerEnded(throwing error: (any Error)?) -> Step? {
+            isRunning = false
+            if let error { record(error) }
+            return next()
+        }
+
+        /// The next handler that applies, unless one is running or the outcome isn't known yet.
+        private mutating func next() -> Step? {
+            guard !isRunning, let outcome else { return nil }
+            while !pending.isEmpty {
+                let handler = pending.removeFirst()
+                if handler.runs(for: outcome) {
+                    isRunning = true
+                    return Step(handler: handler, outcome: outcome)
+                }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Jewzruxin
+
+// The response handlers. Each one runs on `queue` when one is given, otherwise on the session's
+// delegate queue (the main queue unless the session was made with another), after the handlers
+// added before it have returned.
+extension ServiceTask {
+    // MARK: Success handlers
+
+    /// Adds a handler of the raw response, run when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .response { (response: HTTPResponse, data: Data) in
+    ///         // process response data
+    ///     }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - handler: Gets the response and its body. An error it throws fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func response(
+        _ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse, Data) throws -> Void
+    ) -> Self {
+        add(.success, queue) { outcome in
+            let response = outcome.response ?? HTTPResponse()
+            try handler(response, response.data)
+        }
+    }
+
+    /// Adds a handler of the response as a `JSON` value, run when the request succeeded.
+    ///
+    /// The value is the content ``asJSON()`` parsed, or else the body parsed now. A body that isn't
+    /// JSON fails the task with a `ContentHandlerError` of code `.unparsableContent`, and the
+    /// handler isn't called.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - handler: Gets the JSON value. An error it throws fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
+        add(.success, queue) { outcome in try handler(try Self.json(from: outcome.response)) }
+    }
+
+    /// Adds a handler of the response body decoded as a `Decodable` type, run when the request
+    /// succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .responseJSON([StoreModel].self) { stores in
+    ///         // update the UI
+    ///     }
+    /// ```
+    ///
+    /// A body that doesn't decode fails the task with a `ContentHandlerError` of code
+    /// `.unparsableContent` whose `underlyingError` is the `DecodingError`; the handler isn't called.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value. An error it throws fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), _ handler: @escaping @Sendable (T) throws -> Void
+    ) -> Self {
+        responseJSON(nil, type, decoder: decoder, handler)
+    }
+
+    /// Adds a handler, run on `queue`, of the response body decoded as a `Decodable` type.
+    ///
+    /// See ``responseJSON(_:decoder:_:)``.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value. An error it throws fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ queue: DispatchQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ handler: @escaping @Sendable (T) throws -> Void
+    ) -> Self {
+        add(.success, queue) { outcome in try handler(try Self.decode(T.self, from: outcome.response, decoder: decoder)) }
+    }
+
+    /// Adds a handler of the response as text, run when the request succeeded.
+    ///
+    /// The text is the content ``asString()`` decoded, or else the body decoded now with the
+    /// charset the response names (see `HTTPResponse.text`). A body that can't be decoded fails
+    /// the task with a `ContentHandlerError` of code `.unparsableContent`.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - handler: Gets the text. An error it throws fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseString(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
+        add(.success, queue) { outcome in try handler(try Self.string(from: outcome.response)) }
+    }
+
+    // MARK: Error handlers
+
+    /// Adds a handler of the error, run only when the task failed.
+    ///
+    /// ```swift
+    /// service.GET("/foo")
+    ///     .responseError { error in
+    ///         // I am error
+    ///     }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - handler: Gets the error: `HTTPError` for the request (`HTTPError.cancelled` after
+    ///     ``cancel()``), or what a success handler threw.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseError(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (any Error) -> Void) -> Self {
+        add(.failure, queue) { outcome in
+            if let error = outcome.error { handler(error) }
+        }
+    }
+
+    /// Adds a handler of the error and the response, run only when the task failed.
+    ///
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - handler: Gets the response the request got, `nil` when none arrived (a transport
+    ///     error, an invalid URL, a cancel before the response), and the error.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseError(
+        _ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse?, any Error) -> Void
+    ) -> Self {
+        add(.failure, queue) { outcome in
+            if let error = outcome.error { handler(outcome.response ?? Self.errorResponse(error), error) }
+        }
+    }
+
+    /// Adds a handler of the error body an API sent, decoded as a `Decodable` type, run only when
+    /// the task failed with a response whose body decodes.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "bad"])
+    ///     .responseError(APIError.self) { apiError in
+    ///         // show apiError.message
+    ///     }
+    /// ```
+    ///
+    /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)` or of a refusing
+    /// `ContentHandlerError`. When the error has no body, or the body doesn't decode, the handler
+    /// is skipped.
+    /// - Parameters:
+    ///   - type: The type of the API's error document.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded error document.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseError<E: Decodable & Sendable>(
+        _ type: E.Type, decoder: JSONDecoder = JSONDecoder(), _ handler: @escaping @Sendable (E) -> Void
+    ) -> Self {
+        responseError(nil, type, decoder: decoder, handler)
+    }
+
+    /// Adds a handler, run on `queue`, of the error body an API sent, decoded as a `Decodable` type.
+    ///
+    /// See ``responseError(_:decoder:_:)``.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - type: The type of the API's error document.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded error document.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseError<E: Decodable & Sendable>(
+        _ queue: DispatchQueue?, _ type: E.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ handler: @escaping @Sendable (E) -> Void
+    ) -> Self {
+        add(.failure, queue) { outcome in
+            guard let error = outcome.error, let body = Self.errorResponse(error)?.data, !body.isEmpty,
+                  let value = try? decoder.decode(E.self, from: body)
+            else { return }
+            handler(value)
+        }
+    }
+
+    // MARK: Reading a response
+
+    /// The JSON of a response: the content a `JSONParser` made, or the body parsed.
+    static func json(from response: HTTPResponse?) throws -> JSON {
+        let response = response ?? HTTPResponse()
+        if let json = response.content as? JSON { return json }
+        do {
+            return try JSON(data: response.data)
+        } catch {
+            throw unparsable(response, "the body is not valid JSON", error)
+        }
+    }
+
+    /// The body of a response decoded as `type`.
+    static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse?, decoder: JSONDecoder) throws -> T {
+        let response = response ?? HTTPResponse()
+        do {
+            return try decoder.decode(type, from: response.data)
+        } catch {
+            throw unparsable(response, "the body can't be decoded as \(type)", error)
+        }
+    }
+
+    /// The text of a response: the content a `StringConverter` made, or the body decoded.
+    static func string(from response: HTTPResponse?) throws -> String {
+        let response = response ?? HTTPResponse()
+        if let text = response.content as? String { return text }
+        guard let text = response.text else {
+            throw unparsable(response, "the body is not valid \(response.textEncoding) text", nil)
+        }
+        return text
+    }
+
+    /// The response an error carries: that of a status error or of a content handler's error.
+    static func errorResponse(_ error: any Error) -> HTTPResponse? {
+        switch error {
+        case HTTPError.statusCodeSeemsToHaveErred(let response): return response
+        case let error as ContentHandlerError: return error.response
+        default: return nil
+        }
+    }
+
+    private static func unparsable(_ response: HTTPResponse, _ reason: String, _ underlying: (any Error)?) -> ContentHandlerError {
+        ContentHandlerError(
+            .unparsableContent, reason: reason, response: response, underlyingError: underlying,
+            intermediateContent: response.data)
+    }
+}

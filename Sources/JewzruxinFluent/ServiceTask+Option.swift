@@ -1,0 +1,35 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension ServiceTask {
+    /// Something more to encode in a request, given to ``WebService/request(_:_:parameters:options:)``
+    /// and the method shortcuts in their `options` array.
+    ///
+    /// ```swift
+    /// service.POST("/post", parameters: ["foo": "bar", "number": 42], options: [
+    ///     .parameterEncoding(.json),
+    ///     .header("custom-header", "12345"),
+    ///     .header(Request.Headers.userAgent, "my app ua"),
+    /// ])
+    /// ```
+    ///
+    /// When an option is given more than once, the last one counts (for headers: per name).
+    public enum Option: Sendable, Hashable {
+        /// How parameters become the body of a `POST`, `PUT`, `PATCH` or other body method;
+        /// ``Request/ParameterEncoding/percent`` unless given.
+        case parameterEncoding(Request.ParameterEncoding)
+        /// A request header: its name (see ``Request/Headers``) and value. It wins over the
+        /// `Content-Type` a parameter encoding sets.
+        case header(String, String)
+        /// The body to send as it is. For a body method, the parameters are then not sent at all;
+        /// for `GET`, `HEAD` and `DELETE` they still go in the query. No `Content-Type` is set for
+        /// it: add a ``header(_:_:)``.
+        case body(Data)
+        /// The `URLRequest` cache policy.
+        case cachePolicy(URLRequest.CachePolicy)
+        /// The `URLRequest` timeout: the longest wait for data, in seconds.
+        case timeout(TimeInterval)
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Jewzruxin
+import Synchronization
+
+/// One request of a ``WebService`` and the handlers chained to process its response.
+///
+/// A task wraps one `HTTPCycle` (``cycle``) and sends it once. Handlers run after the response
+/// has arrived, one at a time, in the order they were added, each on its queue (the session's
+/// delegate queue, the main queue by default, unless one is given as the first argument):
+///
+/// ```swift
+/// WebService(baseURLString: "https://storelocator/")
+///     .GET("/stores", parameters: ["zip": "15217"])
+///     .response { (response: HTTPResponse, data: Data) in
+///         // process the raw response
+///     }
+///     .responseJSON { json in
+///         // process the response as JSON
+///     }
+///     .responseError { error in
+///         // I am error
+///     }
+/// ```
+///
+/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)``, ``responseString(_:_:)``…) run
+///   while the task has no error. They may throw, or call ``throwError(_:)``: the task then fails
+///   with that error, the success handlers after them are skipped and the error handlers run.
+/// - Error handlers (``responseError(_:_:)-(_,(Error)->Void)`` and the others) run only when
+///   the task failed: a transport error, a status the session treats as a failure (400 or more by
+///   default), an invalid URL, a cancel, or an error from a success handler.
+/// - Handlers added after the response arrived run too, in order, after those already added.
+///
+/// The task starts when its first response handler is added, or on its own shortly after it was
+/// made (a few milliseconds), so that `service.POST("/x", parameters: p)` alone sends the request.
+/// The content handler shortcuts (``asJSON()``, ``downloadToFile(_:)``…) configure the cycle and
+/// must come before the response handlers, right after the request method.
+///
+/// Every handler has an `async` twin: ``response()``, ``data()``, ``json()``, ``string()``,
+/// ``decode(_:decoder:)``.
+///
+/// ## Topics
+///
+/// ### Processing a successful response
+///
+/// - ``response(_:_:)``
+/// - ``responseJSON(_:_:)``
+/// - ``responseJSON(_:decoder:_:)``
+/// - ``responseJSON(_:_:decoder:_:)``
+/// - ``responseString(_:_:)``
+///
+/// ### Handling errors
+///
+/// - ``responseError(_:_:)-(_,(Error)->Void)``
+/// - ``responseError(_:_:)-(_,(HTTPResponse?,Error)->Void)``
+/// - ``responseError(_:decoder:_:)``
+/// - ``responseError(_:_:decoder:_:)``
+/// - ``throwError(_:)``
+///
+/// ### Configuring the content handler
+///
+/// Call these before adding response handlers: they configure the cycle, which starts when the first
+/// handler is added.
+///
+/// - ``asData()``
+/// - ``asString()``
+/// - ``asJSON()``
+/// - ``downloadToFile(_:)``
+/// - ``downloadToStream(_:)``
+/// - ``discardResponseContent()``
+///
+/// ### Awaiting the response
+///
+/// - ``response()``
+/// - ``data()``
+/// - ``json()``
+/// - ``string()``
+/// - ``decode(_:decoder:)``
+///
+/// ### Controlling the request
+///
+/// - ``cancel()``
+/// - ``cycle``
+/// - ``Option``
+public final class ServiceTask: Sendable {
+    /// The cycle that sends the request, for inspection (request, response, state); `nil` when the
+    /// request could not be made (an invalid URL), the task then being failed from the start.
+    ///
+    /// Cancel with ``cancel()`` rather than the cycle's own `cancel(explicitly: true)`, after which
+    /// the handlers would never run.
+    public let cycle: HTTPCycle?
+
+    /// Where handlers without a queue run: the session's delegate queue.
+    let session: HTTPSession
+
+    private let state: Mutex<State>
+
+    private struct State {
+        var lifecycle: Lifecycle
+        var chain = HandlerChain()
+        /// ``cancel()`` was called once the task had started.
+        var cancelRequested = false
+    }
+
+    private enum Lifecycle {
+        /// Not sent yet: the cycle may still be configured.
+        case idle
+        /// The cycle is running.
+        case started
+        /// The outcome is known.
+        case finished
+    }
+
+    /// How long a task with no handler waits before it starts on its own, so that the chain
+    /// written with it (content shortcuts first) is complete before the request goes.
+    static let automaticStartDelay = DispatchTimeInterval.milliseconds(10)
+
+    /// Makes the task of a cycle that is not started yet.
+    init(cycle: HTTPCycle) {
+        self.cycle = cycle
+        self.session = cycle.session
+        self.state = Mutex(State(lifecycle: .idle))
+        // Strong: a task nobody holds must live until its request is sent.
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.automaticStartDelay) { self.start() }
+    }
+
+    /// Makes a task failed from the start with `error`: only its error handlers will run.
+    init(failure error: any Error, session: HTTPSession) {
+        self.cycle = nil
+        self.session = session
+        var state = State(lifecycle: .finished)
+        _ = state.chain.finish(Outcome(response: nil, error: error))
+        self.state = Mutex(state)
+    }
+
+    // MARK: Controlling the task
+
+    /// Cancels the request; error handlers get `HTTPError.cancelled`.
+    ///
+    /// A task not started yet never sends its request. Cancelling a task whose outcome is known
+    /// changes nothing.
+    public func cancel() {
+        let (step, cancelsCycle) = state.withLock { s -> (Step?, Bool) in
+            switch s.lifecycle {
+            case .idle:
+                s.lifecycle = .finished
+                return (s.chain.finish(Outcome(response: nil, error: HTTPError.cancelled)), false)
+            case .started:
+                s.cancelRequested = true
+                return (nil, true)
+            case .finished:
+                return (nil, false)
+            }
+        }
+        if cancelsCycle { cycle?.cancel(explicitly: false) }
+        run(step)
+    }
+
+    /// Fails the task with `error`: the success handlers still to run are skipped and the error
+    /// handlers run with it.
+    ///
+    /// Call it from a success handler that can't process the response, as a custom handler does
+    /// when a model can't be made from the JSON:
+    ///
+    /// ```swift
+    /// extension ServiceTask {
+    ///     func responseAsStoresModels(_ handler: @escaping @Sendable ([StoreModel]) -> Void) -> Self {
+    ///         responseJSON { json in
+    ///             if let models = StoreModel.models(from: json) {
+    ///                 handler(models)
+    ///             } else {
+    ///                 self.throwError(StoreError.modelSerializationFailure)
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The first error stands: when the task has failed already, this changes nothing.
+    /// - Parameter error: Why the response can't be processed.
+    public func throwError(_ error: any Error) {
+        state.withLock { $0.chain.record(error) }
+    }
+
+    // MARK: The chain
+
+    /// Sends the request, unless it was sent, cancelled or could not be made.
+    func start() {
+        let starts = state.withLock { s -> Bool in
+            guard s.lifecycle == .idle else { return false }
+            s.lifecycle = .started
+            return true
+        }
+        guard starts, let cycle else { return }
+        // The cycle keeps its completion handler after it ran: holding the task through a box
+        // emptied then lets a finished task go.
+        let box = TaskBox(self)
+        cycle.start { cycle, error in
+            box.take()?.finish(response: cycle.response, error: error)
+        }
+        // A cancel that came between the change of state and the start found nothing to cancel.
+        if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
+    }
+
+    /// Changes the cycle before it starts; after that, does nothing.
+    func configureCycle(_ change: (HTTPCycle) -> Void) {
+        state.withLock { s in
+            guard s.lifecycle == .idle, let cycle else { return }
+            change(cycle)
+        }
+    }
+
+    /// Adds a handler and starts the task if it isn't started.
+    @discardableResult
+    func add(_ kind: Handler.Kind, _ place: Place, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
+        let step = state.withLock { $0.chain.append(Handler(kind: kind, place: place, body: body)) }
+        run(step)
+        start()
+        return self
+    }
+
+    /// Adds a handler that runs on `queue`, or on the delegate queue when `queue` is `nil`.
+    @discardableResult
+    func add(_ kind: Handler.Kind, _ queue: DispatchQueue?, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
+        add(kind, queue.map(Place.queue) ?? .delegateQueue, body)
+    }
+
+    private func finish(response: HTTPResponse, error: (any Error)?) {
+        let outcome = Outcome(response: response.core == nil ? nil : response, error: error)
+        let step = state.withLock { s -> Step? in
+            s.lifecycle = .finished
+            return s.chain.finish(outcome)
+        }
+        run(step)
+    }
+
+    /// Runs `first` and the steps after it, hopping to each handler's queue.
+    private func run(_ first: Step?) {
+        var step = first
+        while let current = step {
+            switch current.handler.place {
+            case .inline:
+                step = execute(current)
+            case .delegateQueue:
+                session.delegateQueue.addOperation { self.run(self.execute(current)) }
+                return
+            case .queue(let queue):
+                queue.async { self.run(self.execute(current)) }
+                return
+            }
+        }
+    }
+
+    /// Runs one handler, here and now, and returns the step after it.
+    private func execute(_ step: Step) -> Step? {
+        var thrown: (any Error)?
+        do {
+            try step.handler.body(step.outcome)
+        } catch {
+            thrown = error
+        }
+        return state.withLock { $0.chain.handlerEnded(throwing: thrown) }
+    }
+}
+
+/// Holds a task until its cycle completes, then lets it go.
+private final class TaskBox: Sendable {
+    private let task: Mutex<ServiceTask?>
+
+    init(_ task: ServiceTask) { self.task = Mutex(task) }
+
+    /// The task, the first time; `nil` afterwards.
+    func take() -> ServiceTask? { task.withLock { $0.take() } }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Jewzruxin
+
+/// A web service at a base URL: makes the ``ServiceTask`` of each request, to chain handlers on.
+///
+/// ```swift
+/// WebService(baseURLString: "https://storelocator/")
+///     .GET("/stores", parameters: ["zip": "15217"])
+///     .responseJSON([StoreModel].self) { stores in
+///         // update the UI with the stores
+///     }
+///     .responseError { error in
+///         // I am error
+///     }
+/// ```
+///
+/// A value is cheap to make and to copy; every request runs as an `HTTPCycle` on ``session``.
+/// Extend `WebService` with a method per endpoint to keep the HTTP details of a call in one place:
+///
+/// ```swift
+/// extension WebService {
+///     func searchStores(zipCode: String) -> ServiceTask {
+///         GET("/stores", parameters: ["zip": zipCode])
+///     }
+/// }
+/// ```
+///
+/// The request is made at once; nothing is thrown. When it can't be made (an invalid URL, a
+/// parameter with no JSON form), the task fails with that error and only its error handlers run.
+public struct WebService: Sendable {
+    /// The URL that request paths are resolved against, such as `https://storelocator/`.
+    public let baseURLString: String
+    /// The session every request of this service runs on.
+    public let session: HTTPSession
+
+    /// Creates a service.
+    ///
+    /// - Parameters:
+    ///   - baseURLString: The URL that request paths are resolved against.
+    ///   - session: The session to run requests on; `HTTPSession.default` (handlers on the main
+    ///     queue) by default.
+    public init(baseURLString: String, session: HTTPSession = .default) {
+        self.baseURLString = baseURLString
+        self.session = session
+    }
+
+    /// The URL string a request for `path` goes to.
+    ///
+    /// `path` is joined to ``baseURLString`` with exactly one slash between them, whatever slashes
+    /// either has on that side: `https://host/api/` and `/stores` give `https://host/api/stores`. A
+    /// query in `path` is kept (`/stores?zip=15217`), and a path that is an absolute URL
+    /// (`https://other.host/x`) is used as it is.
+    /// - Parameter path: A path relative to the base URL, or an absolute URL.
+    /// - Returns: The URL string, before parameters are added.
+    public func absoluteURLString(_ path: String) -> String {
+        RequestBuilder.joined(base: baseURLString, path: path)
+    }
+
+    /// Makes the task of a request.
+    ///
+    /// The result may be ignored: a task with no handler sends its request on its own.
+    ///
+    /// Parameters go in the query of `GET`, `HEAD` and `DELETE` requests, percent-encoded and merged
+    /// with any query `path` has; for other methods they are the body, encoded as the
+    /// ``ServiceTask/Option/parameterEncoding(_:)`` option says (percent-encoded by default). The
+    /// task starts when its first response handler is added, or on its own shortly after.
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - path: A path relative to ``baseURLString`` (see ``absoluteURLString(_:)``), or an absolute URL.
+    ///   - parameters: Names and values: strings, numbers, booleans, arrays of those (a key repeated
+    ///     in a query), and for JSON anything `JSON.init(converting:)` takes.
+    ///   - options: Headers, the parameter encoding, a raw body, the cache policy, the timeout.
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func request(
+        _ method: HTTPMethod, _ path: String, parameters: [String: any Sendable]? = nil,
+        options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        let urlString = absoluteURLString(path)
+        let request: HTTPRequest
+        do {
+            request = try RequestBuilder.request(method, urlString, parameters: parameters, options: options)
+        } catch {
+            return ServiceTask(failure: error, session: session)
+        }
+        guard let url = request.url else {
+            return ServiceTask(failure: HTTPError.invalidURL(urlString, reason: "not a valid URL"), session: session)
+        }
+        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
+        cycle.request = request
+        return ServiceTask(cycle: cycle)
+    }
+
+    /// Makes the task of a `GET` request; the parameters go in the query.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: Query parameters, merged with any query `path` has.
+    ///   - options: Headers, the cache policy, the timeout…
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func GET(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.get, path, parameters: parameters, options: options)
+    }
+
+    /// Makes the task of a `HEAD` request; the parameters go in the query.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: Query parameters, merged with any query `path` has.
+    ///   - options: Headers, the cache policy, the timeout…
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func HEAD(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.head, path, parameters: parameters, options: options)
+    }
+
+    /// Makes the task of a `DELETE` request; the parameters go in the query.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: Query parameters, merged with any query `path` has.
+    ///   - options: Headers, the cache policy, the timeout…
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func DELETE(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.delete, path, parameters: parameters, options: options)
+    }
+
+    /// Makes the task of a `POST` request; the parameters are the body.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: The body's names and values, percent-encoded unless the options say
+    ///     `.parameterEncoding(.json)`.
+    ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func POST(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.post, path, parameters: parameters, options: options)
+    }
+
+    /// Makes the task of a `PUT` request; the parameters are the body.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: The body's names and values, percent-encoded unless the options say
+    ///     `.parameterEncoding(.json)`.
+    ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func PUT(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.put, path, parameters: parameters, options: options)
+    }
+
+    /// Makes the task of a `PATCH` request; the parameters are the body.
+    ///
+    /// - Parameters:
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - parameters: The body's names and values, percent-encoded unless the options say
+    ///     `.parameterEncoding(.json)`.
+    ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func PATCH(
+        _ path: String, parameters: [String: any Sendable]? = nil, options: [ServiceTask.Option] = []
+    ) -> ServiceTask {
+        request(.patch, path, parameters: parameters, options: options)
+    }
+}

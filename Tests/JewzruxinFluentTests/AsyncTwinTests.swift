@@ -1,0 +1,106 @@
+import Foundation
+import Jewzruxin
+import JewzruxinFluent
+import JewzruxinSandbox
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The async twins of the handlers: `response()`, `data()`, `json()`, `string()`, `decode(_:)`.
+@Suite("Async twins")
+struct AsyncTwinTests {
+    @Test("response, data, json, string and decode return what the handlers get")
+    func values() async throws {
+        try await withSandbox { sandbox in
+            let service = makeService(sandbox)
+            let response = try await service.GET("/hello/").response()
+            #expect(response.statusCode == 200)
+            #expect(response.text == "Hello World")
+            #expect(try await service.GET("/hello/").data() == Data("Hello World".utf8))
+            #expect(try await service.GET("/hello/").string() == "Hello World")
+            let json = try await service.searchStores(zipCode: "15217").json()
+            #expect(json["0.name"]?.stringValue == "Squirrel Hill")
+            #expect(try await service.searchStores(zipCode: "15217").decode([StoreModel].self) == storesIn15217)
+            #expect(try await service.searchStores(zipCode: "00000").decode([StoreModel].self) == [])
+        }
+    }
+
+    @Test("a failed request throws its error, with the response kept")
+    func failure() async throws {
+        try await withSandbox { sandbox in
+            do {
+                _ = try await makeService(sandbox).searchStores(zipCode: "1521").decode([StoreModel].self)
+                Issue.record("a 400 must throw")
+            } catch HTTPError.statusCodeSeemsToHaveErred(let response) {
+                #expect(response.statusCode == 400)
+                let apiError = try JSONDecoder().decode(APIError.self, from: response.data)
+                #expect(apiError.code == "invalidZipCode")
+            }
+        }
+    }
+
+    @Test("a body that doesn't decode throws unparsableContent and fails the task for later handlers")
+    func undecodable() async throws {
+        try await withSandbox { sandbox in
+            let task = makeService(sandbox).GET("/hello/")
+            await #expect {
+                try await task.decode([StoreModel].self)
+            } throws: { error in
+                (error as? ContentHandlerError)?.code == .unparsableContent
+                    && (error as? ContentHandlerError)?.underlyingError is DecodingError
+            }
+            let recorder = Recorder()
+            let done = await waitForCall { done in
+                task.response { _, _ in recorder.record("response") }
+                    .responseError { _ in
+                        recorder.record("error")
+                        done()
+                    }
+            }
+            #expect(done)
+            #expect(recorder.all == ["error"])
+        }
+    }
+
+    @Test("cancelling the Swift task cancels the request: the await throws CancellationError, error handlers get HTTPError.cancelled")
+    func taskCancellation() async throws {
+        try await withSandbox { sandbox in
+            let arrived = Event()
+            sandbox.route("/slow/") { _ in
+                arrived.fire()
+                var response = SandboxResponse.text("late")
+                response.delay = 10  // ends when the sandbox stops
+                return response
+            }
+            let recorder = Recorder()
+            let handled = Event()
+            let task = makeService(sandbox).GET("/slow/")
+                .responseError { error in
+                    if case HTTPError.cancelled = error { recorder.record("cancelled") }
+                    handled.fire()
+                }
+            let waiting = Task { try await task.data() }
+            #expect(await arrived.wait())
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            #expect(await handled.wait())
+            #expect(recorder.all == ["cancelled"])
+            #expect(task.cycle?.state == .cancelled)
+        }
+    }
+
+    @Test("an already cancelled Swift task sends nothing and throws CancellationError")
+    func alreadyCancelled() async throws {
+        try await withSandbox { sandbox in
+            let service = makeService(sandbox)
+            let waiting = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await service.GET("/hello/").string()
+            }
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            #expect(sandbox.acceptedConnectionCount == 0)
+        }
+    }
+}

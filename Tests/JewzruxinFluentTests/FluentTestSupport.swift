@@ -1,0 +1,144 @@
+import Foundation
+import Jewzruxin
+import JewzruxinFluent
+import JewzruxinSandbox
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs `body` with a fresh sandbox on a free loopback port, stopped afterwards.
+func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
+    let sandbox = try Sandbox.start()
+    defer { sandbox.stop() }
+    return try await body(sandbox)
+}
+
+/// A session whose delegate queue is a private serial queue (so handlers without a queue of
+/// their own run there, not on the main queue), with no retries.
+func makeSession() -> HTTPSession {
+    let queue = OperationQueue()
+    queue.name = "JewzruxinFluentTests.delegate"
+    queue.maxConcurrentOperationCount = 1
+    let session = HTTPSession(configuration: .ephemeral, delegateQueue: queue)
+    session.retryPolicy.maximumRetryCount = 0
+    session.networkActivityIndicator = nil
+    return session
+}
+
+/// A service on the sandbox, running on `session`.
+func makeService(_ sandbox: Sandbox, session: HTTPSession = makeSession()) -> WebService {
+    WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
+}
+
+/// The longest a test waits for a handler before it gives up and fails.
+let eventTimeout: TimeInterval = 5
+
+/// Calls `start` with a `done` closure and waits until `done` is called (the first call counts).
+///
+/// - Returns: `true`, or `false` when `done` wasn't called within ``eventTimeout``.
+func waitForCall(_ start: (@escaping @Sendable () -> Void) throws -> Void) async rethrows -> Bool {
+    let event = Event()
+    try start { event.fire() }
+    return await event.wait()
+}
+
+/// Something that happens once, from any thread, and can be awaited.
+final class Event: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [@Sendable (Bool) -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Marks the event as happened and wakes every waiter; later calls do nothing.
+    func fire() {
+        let waiters = state.withLock { s -> [@Sendable (Bool) -> Void] in
+            guard !s.fired else { return [] }
+            s.fired = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter(true) }
+    }
+
+    /// Whether the event has happened.
+    var hasFired: Bool { state.withLock { $0.fired } }
+
+    /// Waits for the event: `true` once it has happened, `false` after `timeout` seconds without it.
+    func wait(timeout: TimeInterval = eventTimeout) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let resumed = Mutex(false)
+            let resume: @Sendable (Bool) -> Void = { value in
+                let first = resumed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            let already = state.withLock { s -> Bool in
+                if !s.fired { s.waiters.append(resume) }
+                return s.fired
+            }
+            if already {
+                resume(true)
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { resume(false) }
+            }
+        }
+    }
+}
+
+/// Records what handlers did, from any thread, in order.
+final class Recorder: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// The JSON the sandbox's `/inspect/` endpoint answers with.
+struct Inspection: Decodable, Sendable {
+    let method: String
+    let target: String
+    let path: String
+    let query: String
+    let headers: [[String]]
+    let body: String
+    let bodyLength: Int
+
+    init(_ data: Data) throws {
+        self = try JSONDecoder().decode(Inspection.self, from: data)
+    }
+
+    /// Every value a header was received with, the name matched case-insensitively.
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+    }
+}
+
+/// A key to tell, inside a handler, which dispatch queue it runs on.
+let queueNameKey = DispatchSpecificKey<String>()
+
+/// A serial queue whose name a handler can read back with `DispatchQueue.getSpecific(key: queueNameKey)`.
+func makeNamedQueue(_ name: String, qos: DispatchQoS = .default) -> DispatchQueue {
+    let queue = DispatchQueue(label: "JewzruxinFluentTests.\(name)", qos: qos)
+    queue.setSpecific(key: queueNameKey, value: name)
+    return queue
+}
+
+/// Marks the main dispatch queue, so that `currentQueueName()` names it.
+///
+/// On Linux the main queue is not always drained by the main thread (`dispatchMain()` exits that
+/// thread), so `Thread.isMainThread` can't tell.
+let markMainQueue: Void = DispatchQueue.main.setSpecific(key: queueNameKey, value: "main")
+
+/// The name of the queue the caller runs on: its specific name (`main` for the main queue once
+/// ``markMainQueue`` has been evaluated), or `delegate` on the test sessions' delegate queue.
+func currentQueueName() -> String {
+    if let name = DispatchQueue.getSpecific(key: queueNameKey) { return name }
+    if OperationQueue.current?.name == "JewzruxinFluentTests.delegate" { return "delegate" }
+    return "other"
+}
