@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Jewzruxin", targets: ["Jewzruxin"]),
         .library(name: "JewzruxinSandbox", targets: ["JewzruxinSandbox"]),
         .library(name: "JewzruxinFluent", targets: ["JewzruxinFluent"]),
+        .executable(name: "playground", targets: ["playground"]),
     ],
     targets: [
         .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth"]),
@@ -16,6 +17,17 @@ let package = Package(
         // Hashes, auth-param parsing and Digest computation shared by the client and the sandbox;
         // not a product: its API is `package`-level.
         .target(name: "JewzruxinAuth"),
+        // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
+        .target(
+            name: "PlaygroundKit",
+            dependencies: ["Jewzruxin", "JewzruxinSandbox"],
+            path: "Playground-CLI/Sources/PlaygroundKit"
+        ),
+        .executableTarget(
+            name: "playground",
+            dependencies: ["PlaygroundKit"],
+            path: "Playground-CLI/Sources/playground"
+        ),
         .testTarget(
             name: "JewzruxinTests",
             dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth"],
@@ -33,6 +45,10 @@ let package = Package(
             name: "JewzruxinAuthTests",
             dependencies: ["JewzruxinAuth"],
             resources: [.copy("Resources")]
+        ),
+        .testTarget(
+            name: "PlaygroundTests",
+            dependencies: ["PlaygroundKit", "playground", "Jewzruxin", "JewzruxinSandbox"]
         ),
     ],
     swiftLanguageModes: [.v6]

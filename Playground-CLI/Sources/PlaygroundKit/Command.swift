@@ -1,0 +1,52 @@
+import Jewzruxin
+
+/// One playground command, parsed from the words of an input line.
+///
+/// See ``init(words:)`` for the syntax, and ``CommandHelp`` for what each command does.
+public enum Command: Sendable, Hashable {
+    /// `GET|HEAD|DELETE|POST|PUT|PATCH target [items] [--json]`: send a request.
+    case request(method: HTTPMethod, target: String, items: [RequestItem], json: Bool)
+    /// `header Name: value`: send a header with every request.
+    case setHeader(name: String, value: String)
+    /// `header`: list the session headers.
+    case listHeaders
+    /// `unheader Name`: stop sending a header.
+    case removeHeader(String)
+    /// `auth user password`: answer Basic and Digest challenges.
+    case setAuth(username: String, password: String)
+    /// `auth off`: stop answering challenges.
+    case clearAuth
+    /// `auth`: say whether credentials are set.
+    case showAuth
+    /// `base URL`, `base sandbox`, or `base` alone (`nil`) to print it.
+    case base(String?)
+    /// `headers`: the last response's headers.
+    case showResponseHeaders
+    /// `text`: the last response's body as text.
+    case showText
+    /// `json [key.path]`: the last response's body as JSON, or the value at a key path.
+    case showJSON(keyPath: String?)
+    /// `curl`: the last request as a curl command.
+    case showCurl
+    /// `save FILE`: the last response's body to a file.
+    case save(path: String)
+    /// `download target FILE`: stream a body to a file, with progress.
+    case download(target: String, path: String)
+    /// `template TEMPLATE [items]`: expand an RFC 6570 URI template.
+    case template(String, items: [RequestItem])
+    /// `service FILE`: load an `HTTPService` profile.
+    case loadService(path: String)
+    /// `call NAME [items] [--json]`: request a resource of the loaded service.
+    case call(resource: String, items: [RequestItem], json: Bool)
+    /// `help [COMMAND]`.
+    case help(String?)
+    /// `history`: the lines entered so far.
+    case history
+    /// `quit` or `exit`.
+    case quit
+
+    /// The methods that send their `key=value` items as query parameters.
+    static let bodylessMethods: Set<HTTPMethod> = [.get, .head, .delete]
+    /// The methods that send their `key=value` items as a form (or JSON) body.
+    static let bodyMethods: Set<HTTPMethod> = [.post, .put, .patch]
+}

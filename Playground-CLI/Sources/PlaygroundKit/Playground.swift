@@ -1,0 +1,262 @@
+import Foundation
+import Jewzruxin
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A playground session: the state the commands share and the code that carries them out.
+///
+/// Feed it lines with ``run(line:)``; it parses them (``CommandLexer``, ``Command``), sends requests
+/// on the core `HTTPCycle` engine, and writes results and `error: …` lines to its ``Console``. One
+/// session is used from one task at a time; what other threads touch (the spinner, the progress
+/// line, Ctrl-C) is in `Sendable` helpers.
+///
+/// ```swift
+/// let sandbox = try Sandbox.start()
+/// let playground = Playground(configuration: .init(sandboxURL: sandbox.baseURL.absoluteString, console: console))
+/// await playground.run(line: "GET /hello/; text")   // 200 OK  3 ms  11 bytes / Hello World
+/// ```
+public final class Playground {
+    /// The playground's version, printed by `--version`.
+    public static let version = "0.1.0"
+
+    /// How a session is set up.
+    public struct Configuration: Sendable {
+        /// The embedded sandbox's URL: the first base URL, and where `base sandbox` goes back to.
+        public var sandboxURL: String
+        /// Where the session writes.
+        public var console: Console
+        /// Whether a spinner turns while requests run (only drawn when the console redraws lines).
+        public var showsSpinner: Bool
+        /// What relative file paths (`save`, `download`, `service`) are relative to.
+        public var workingDirectory: URL
+        /// The idle timeout of requests, in seconds.
+        public var timeout: TimeInterval
+        /// What Ctrl-C does when no request is running.
+        public var idleInterrupt: Interrupter.IdleAction
+
+        /// Creates a configuration.
+        public init(
+            sandboxURL: String, console: Console, showsSpinner: Bool = false,
+            workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+            timeout: TimeInterval = 30, idleInterrupt: Interrupter.IdleAction = .ignore
+        ) {
+            self.sandboxURL = sandboxURL
+            self.console = console
+            self.showsSpinner = showsSpinner
+            self.workingDirectory = workingDirectory
+            self.timeout = timeout
+            self.idleInterrupt = idleInterrupt
+        }
+    }
+
+    /// What running a line led to.
+    public struct LineResult: Sendable, Hashable {
+        /// Whether every command of the line succeeded.
+        public var succeeded: Bool
+        /// Whether the line asked to leave (`quit`, `exit`).
+        public var quit: Bool
+        /// Whether Ctrl-C interrupted it (the rest of the line was then skipped).
+        public var interrupted: Bool
+    }
+
+    /// The last request and what came of it.
+    struct Exchange {
+        /// The request as configured and processed (for `curl`).
+        var request: HTTPRequest
+        /// The response, or `nil` when none arrived.
+        var response: HTTPResponse?
+        /// Where `download` put the body, which is then not in memory.
+        var savedTo: String?
+    }
+
+    /// A service loaded with `service FILE`.
+    struct LoadedService {
+        var service: HTTPService
+        /// The profile's own `BaseURL`: absolute, or joined to the playground's base URL.
+        var profileBaseURL: String
+    }
+
+    let console: Console
+    let configuration: Configuration
+    /// The session every request runs on; its handlers run on a private serial queue.
+    let session: HTTPSession
+    /// Counts this session's cycles in flight and drives the spinner.
+    let indicator = NetworkActivityIndicator()
+    let spinner: Spinner?
+    /// Cancels the running request on Ctrl-C.
+    public let interrupter: Interrupter
+    let clock = ContinuousClock()
+
+    /// Where paths are sent: the sandbox at first, then what `base` says.
+    public internal(set) var baseURL: String
+    /// The headers sent with every request, in the order they were set.
+    var sessionHeaders: [(name: String, value: String)] = []
+    /// The user name given to `auth`, if any.
+    var authUsername: String?
+    var last: Exchange?
+    var loadedService: LoadedService?
+    /// The lines entered, for `history` and the line editor.
+    public var history: History
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - configuration: The set-up.
+    ///   - history: The lines entered before (from the history file), oldest first.
+    public init(configuration: Configuration, history: History = History()) {
+        self.configuration = configuration
+        self.console = configuration.console
+        self.baseURL = configuration.sandboxURL
+        self.history = history
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "PlaygroundKit.Playground.delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+        session = HTTPSession(configuration: sessionConfiguration, delegateQueue: delegateQueue)
+        // Show each exchange as it happened: no silent retries.
+        session.retryPolicy = RetryPolicy(maximumRetryCount: 0)
+        session.networkActivityIndicator = indicator
+        interrupter = Interrupter(whenIdle: configuration.idleInterrupt, onExit: { Terminal.restore() })
+        if configuration.showsSpinner, configuration.console.redraws {
+            let spinner = Spinner(console: configuration.console)
+            spinner.observe(indicator)
+            self.spinner = spinner
+        } else {
+            spinner = nil
+        }
+    }
+
+    /// Runs one input line: records it in the history, then runs its commands in order.
+    ///
+    /// A command that fails prints `error: …` and the next one runs; `quit` stops the line, and
+    /// so does Ctrl-C.
+    /// - Parameter line: The line as entered; several commands may be separated by `;`.
+    /// - Returns: Whether all succeeded, and whether to leave.
+    @discardableResult
+    public func run(line: String) async -> LineResult {
+        history.add(line)
+        // A Ctrl-C that came while no request ran is not for this line.
+        _ = interrupter.takeInterrupted()
+        var result = LineResult(succeeded: true, quit: false, interrupted: false)
+        let commands: [[String]]
+        do {
+            commands = try CommandLexer.commands(in: line)
+        } catch {
+            console.error(error.message)
+            result.succeeded = false
+            return result
+        }
+        for words in commands {
+            do {
+                let command = try Command(words: words)
+                if command == .quit {
+                    result.quit = true
+                    return result
+                }
+                try await execute(command)
+            } catch {
+                console.error(error.message)
+                result.succeeded = false
+            }
+            if interrupter.takeInterrupted() {
+                result.interrupted = true
+                return result
+            }
+        }
+        return result
+    }
+
+    /// Carries out one command.
+    ///
+    /// - Parameter command: Any command but ``Command/quit``, which the caller handles.
+    /// - Throws: ``PlaygroundError`` saying why the command failed.
+    func execute(_ command: Command) async throws(PlaygroundError) {
+        switch command {
+        case .request(let method, let target, let items, let json):
+            let plan = try RequestPlan(method: method, target: target, items: items, json: json, base: baseURL)
+            try await send(plan, label: "\(method) \(target)")
+        case .setHeader(let name, let value): setHeader(name, value)
+        case .listHeaders: listHeaders()
+        case .removeHeader(let name): try removeHeader(name)
+        case .setAuth(let username, let password):
+            session.authentications = [BasicAuthentication(username: username, password: password)]
+            authUsername = username
+        case .clearAuth:
+            session.authentications = []
+            authUsername = nil
+        case .showAuth:
+            console.line(authUsername.map { "auth: \($0) (answers Basic and Digest challenges)" } ?? "auth: off")
+        case .base(let target): try base(target)
+        case .showResponseHeaders: try showResponseHeaders()
+        case .showText: try showText()
+        case .showJSON(let keyPath): try showJSON(keyPath: keyPath)
+        case .showCurl: try showCurl()
+        case .save(let path): try save(to: path)
+        case .download(let target, let path): try await download(target, to: path)
+        case .template(let template, let items): try expand(template, items)
+        case .loadService(let path): try loadService(path)
+        case .call(let resource, let items, let json): try await call(resource, items, json: json)
+        case .help(let name): try help(name)
+        case .history: if !history.entries.isEmpty { console.line(history.listing) }
+        case .quit: break
+        }
+    }
+
+    // MARK: Session state
+
+    private func setHeader(_ name: String, _ value: String) {
+        if let index = sessionHeaders.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+            sessionHeaders[index] = (name, value)
+        } else {
+            sessionHeaders.append((name, value))
+        }
+    }
+
+    private func listHeaders() {
+        guard !sessionHeaders.isEmpty else {
+            console.line("no session headers (header Name: value adds one)")
+            return
+        }
+        for header in sessionHeaders { console.line("\(header.name): \(header.value)") }
+    }
+
+    private func removeHeader(_ name: String) throws(PlaygroundError) {
+        guard let index = sessionHeaders.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
+            throw PlaygroundError("no session header named \(name)")
+        }
+        sessionHeaders.remove(at: index)
+    }
+
+    private func base(_ target: String?) throws(PlaygroundError) {
+        guard let target else {
+            console.line(baseURL)
+            return
+        }
+        baseURL = target.lowercased() == "sandbox" ? configuration.sandboxURL : try BaseURL.validated(target)
+        console.line("base URL: \(baseURL)")
+    }
+
+    private func help(_ name: String?) throws(PlaygroundError) {
+        guard let name else {
+            console.line(CommandHelp.overview)
+            return
+        }
+        guard let entry = CommandHelp.entry(named: name) else {
+            throw PlaygroundError("no command named \(CommandLexer.quoted(name)) (help lists them)")
+        }
+        console.line(CommandHelp.detail(entry))
+    }
+
+    /// A file path as given (`~` expanded), relative to the working directory.
+    func fileURL(_ path: String) -> URL {
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded) }
+        return configuration.workingDirectory.appendingPathComponent(expanded)
+    }
+}
+
+/// A session belongs to the task that runs it: its state is not guarded, so it is not `Sendable`.
+@available(*, unavailable)
+extension Playground: Sendable {}

@@ -1,0 +1,71 @@
+import Foundation
+import Jewzruxin
+
+/// One `key=value`, `key==value` or `key:=json` argument of a request command.
+///
+/// | Form         | Meaning                                                                      |
+/// |--------------|------------------------------------------------------------------------------|
+/// | `key=value`  | a body field of `POST`/`PUT`/`PATCH`; a query parameter of `GET`/`HEAD`/`DELETE` |
+/// | `key==value` | a query parameter, whatever the method                                       |
+/// | `key:=json`  | a raw JSON body value (`n:=42`, `ok:=true`, `tags:='["a","b"]'`, `x:=null`)   |
+///
+/// The first `=` of the word decides: `a=b=c` is the field `a` with the value `b=c`.
+public enum RequestItem: Sendable, Hashable {
+    /// `key=value`.
+    case field(String, String)
+    /// `key==value`.
+    case query(String, String)
+    /// `key:=json`.
+    case json(String, JSON)
+
+    /// Parses one argument.
+    ///
+    /// - Parameter word: The argument as the lexer gave it (quotes already removed).
+    /// - Throws: ``PlaygroundError`` when there is no `=`, no name, or `:=` is followed by
+    ///   something that isn't JSON.
+    public init(parsing word: String) throws(PlaygroundError) {
+        guard let equals = word.firstIndex(of: "=") else {
+            throw PlaygroundError("expected key=value, key==value or key:=json, not \(CommandLexer.quoted(word))")
+        }
+        let after = word.index(after: equals)
+        if equals > word.startIndex, word[word.index(before: equals)] == ":" {
+            let name = String(word[..<word.index(before: equals)])
+            try Self.check(name, word)
+            let text = String(word[after...])
+            guard let value = try? JSON(data: Data(text.utf8)) else {
+                throw PlaygroundError("invalid JSON value in \(CommandLexer.quoted(word)) (quote strings: key:='\"text\"', or use key=text)")
+            }
+            self = .json(name, value)
+        } else if after < word.endIndex, word[after] == "=" {
+            let name = String(word[..<equals])
+            try Self.check(name, word)
+            self = .query(name, String(word[word.index(after: after)...]))
+        } else {
+            let name = String(word[..<equals])
+            try Self.check(name, word)
+            self = .field(name, String(word[after...]))
+        }
+    }
+
+    /// The name of the item.
+    public var name: String {
+        switch self {
+        case .field(let name, _), .query(let name, _), .json(let name, _): return name
+        }
+    }
+
+    private static func check(_ name: String, _ word: String) throws(PlaygroundError) {
+        if name.isEmpty { throw PlaygroundError("missing name before = in \(CommandLexer.quoted(word))") }
+    }
+}
+
+extension RequestItem: CustomStringConvertible {
+    /// The item as it would be typed (values quoted when needed).
+    public var description: String {
+        switch self {
+        case .field(let name, let value): return CommandLexer.quoted("\(name)=\(value)")
+        case .query(let name, let value): return CommandLexer.quoted("\(name)==\(value)")
+        case .json(let name, let value): return CommandLexer.quoted("\(name):=\(JSONPrinter.compact(value))")
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The built `playground` executable, run as a user would run it.
+///
+/// The executable is found, in order: at `$PLAYGROUND_EXECUTABLE`; next to the running test
+/// binary (SwiftPM puts every product of a build in one directory, whatever the scratch path);
+/// then in the build directories of this package (`.build*/debug`, `.build*/<triple>/debug`).
+enum PlaygroundExecutable {
+    /// What a run of the executable produced.
+    struct Run: Sendable {
+        /// The exit status (128 + the signal number when a signal ended it).
+        var status: Int32
+        /// Standard output and standard error together, in the order they were written.
+        var output: String
+        /// Standard output alone (empty when the streams were merged).
+        var standardOutput: String
+        /// Standard error alone (empty when the streams were merged).
+        var standardError: String
+
+        /// ``output`` with the varying parts masked (see ``PlaygroundExecutable/masked(_:)``).
+        var masked: String { PlaygroundExecutable.masked(output) }
+    }
+
+    /// The executable's URL.
+    static func url() throws -> URL {
+        let fileManager = FileManager.default
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["PLAYGROUND_EXECUTABLE"], fileManager.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path)
+        }
+        var directories: [URL] = []
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            directories.append(directory)
+            directory = directory.deletingLastPathComponent()
+        }
+        directories += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let scratch = (try? fileManager.contentsOfDirectory(atPath: packageRoot.path))?.filter { $0.hasPrefix(".build") }.sorted() ?? []
+        for name in scratch {
+            let root = packageRoot.appendingPathComponent(name)
+            directories.append(root.appendingPathComponent("debug"))
+            let triples = (try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []
+            directories += triples.map { root.appendingPathComponent($0).appendingPathComponent("debug") }
+        }
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("playground")
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               fileManager.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw ExecutableNotFound(searched: directories.map(\.path))
+    }
+
+    struct ExecutableNotFound: Error, CustomStringConvertible {
+        let searched: [String]
+        var description: String { "no playground executable in: " + searched.joined(separator: ", ") }
+    }
+
+    /// Runs the executable to its end.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments.
+    ///   - input: What standard input reads (a pipe, so the executable is not on a terminal).
+    ///   - directory: The working directory; a new temporary one by default.
+    ///   - environment: Variables added to the test's environment.
+    ///   - mergingStreams: Whether standard output and error go to one pipe, keeping their order.
+    ///   - interruptAfterOutput: Text after which SIGINT is sent (0.2 s after it appears), if any.
+    /// - Returns: The status and output.
+    static func run(
+        _ arguments: [String] = [], input: String = "", directory: URL? = nil, environment: [String: String] = [:],
+        mergingStreams: Bool = true, interruptAfterOutput: String? = nil
+    ) async throws -> Run {
+        let executable = try url()
+        let workingDirectory = try directory ?? temporaryDirectory()
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    continuation.resume(returning: try runBlocking(
+                        executable, arguments, input, workingDirectory, environment, mergingStreams, interruptAfterOutput))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Collects what a pipe delivers until its end, and reports when some text has arrived.
+    ///
+    /// Reads with blocking calls on a thread of its own (Foundation's `readabilityHandler`
+    /// doesn't always report the end of a pipe on Linux).
+    private final class Collector: Sendable {
+        private let data = Mutex(Data())
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ pipe: Pipe, trigger: String? = nil, onTrigger: @escaping @Sendable () -> Void = {}) {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [self] in
+                var trigger = trigger
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    let text = data.withLock { data in
+                        data.append(chunk)
+                        return String(decoding: data, as: UTF8.self)
+                    }
+                    if let expected = trigger, text.contains(expected) {
+                        trigger = nil
+                        onTrigger()
+                    }
+                }
+                finished.signal()
+            }
+        }
+
+        /// Waits for the end of the pipe and returns everything it delivered.
+        func wait() -> Data {
+            finished.wait()
+            return data.withLock { $0 }
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: URL, _ arguments: [String], _ input: String, _ directory: URL, _ environment: [String: String],
+        _ mergingStreams: Bool, _ interruptAfterOutput: String?
+    ) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var variables = ProcessInfo.processInfo.environment
+        variables["JEWZRUXIN_PLAYGROUND_HISTORY"] = directory.appendingPathComponent("history").path
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = mergingStreams ? stdout : Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let output = Collector(stdout, trigger: interruptAfterOutput) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { process.interrupt() }
+        }
+        let errors = mergingStreams ? nil : Collector(stderr)
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let outputText = String(decoding: output.wait(), as: UTF8.self)
+        let errorText = String(decoding: errors?.wait() ?? Data(), as: UTF8.self)
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Run(
+            status: status, output: mergingStreams ? outputText : outputText + errorText,
+            standardOutput: mergingStreams ? "" : outputText, standardError: errorText)
+    }
+
+    /// A new empty directory, removed by the system's temporary-file cleaning.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("PlaygroundTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Output with what varies from run to run masked: the sandbox port (`PORT`; ephemeral ports
+    /// have four or five digits, so `127.0.0.1:1` stays as it is), times
+    /// (`N ms`) and transfer rates (`RATE/s`).
+    static func masked(_ text: String) -> String {
+        text.replacing(#/127\.0\.0\.1:\d{4,}/#, with: "127.0.0.1:PORT")
+            .replacing(#/\d+ ms/#, with: "N ms")
+            .replacing(#/\d+(\.\d)? (B|KiB|MiB|GiB)\/s/#, with: "RATE/s")
+    }
+}
