@@ -68,7 +68,7 @@ enum RequestBuilder {
         let parameters = parameters ?? [:]
         let sendsQuery = queryMethods.contains(method)
         let target = sendsQuery ? urlString.mergingQueryParameters(parameters) : urlString
-        var request = HTTPRequest(url: try validatedURL(target, given: urlString), method: method)
+        var request = HTTPRequest(url: try HTTPCycle.validatedURL(target, given: urlString), method: method)
         if let body = settings.body {
             request.data = body
         } else if !sendsQuery, !parameters.isEmpty {
@@ -93,25 +93,5 @@ enum RequestBuilder {
         case .json:
             return try JSON(converting: parameters).encoded()
         }
-    }
-
-    /// The URL `string` names, if it is an absolute `http` or `https` URL with a host, as the core's
-    /// convenience methods require.
-    ///
-    /// - Throws: `HTTPError.invalidURL(_:reason:)` saying what is wrong with `given`.
-    static func validatedURL(_ string: String, given: String) throws -> URL {
-        guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw HTTPError.invalidURL(given, reason: "the URL is empty")
-        }
-        guard let url = URL(string: string) else {
-            throw HTTPError.invalidURL(given, reason: "not a valid URL")
-        }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw HTTPError.invalidURL(given, reason: "the scheme must be http or https")
-        }
-        guard let host = url.host, !host.isEmpty else {
-            throw HTTPError.invalidURL(given, reason: "the URL has no host")
-        }
-        return url
     }
 }

@@ -41,9 +41,10 @@ extension HTTPCycle {
         return cycle
     }
 
-    /// The URL a string names, if it is an absolute `http` or `https` URL with a host.
+    /// The URL a string names, if it is an absolute `http` or `https` URL with a host; shared with the
+    /// fluent layer, so both reject the same strings with the same reasons.
     /// - Throws: ``HTTPError/invalidURL(_:reason:)`` saying what is wrong with `given`.
-    static func validatedURL(_ string: String, given: String) throws -> URL {
+    package static func validatedURL(_ string: String, given: String) throws -> URL {
         guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HTTPError.invalidURL(given, reason: "the URL is empty")
         }
