@@ -32,10 +32,10 @@ struct InteractiveTerminalTests {
         try process.run()
         terminal.startReading()
         try await session(terminal)
-        // Blocking waits go to a GCD thread: on 2 cores, a blocked cooperative thread starves the
-        // other suites' tasks.
+        // Blocking waits go to a thread of their own: on 2 cores, a blocked cooperative thread or GCD
+        // worker starves the other suites' tasks and timers.
         let modesAfter = await withCheckedContinuation { (continuation: CheckedContinuation<tcflag_t, Never>) in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 process.waitUntilExit()
                 let modes = terminal.localModes
                 close(terminal.secondary)

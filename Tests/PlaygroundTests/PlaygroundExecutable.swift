@@ -77,8 +77,10 @@ enum PlaygroundExecutable {
     ) async throws -> Run {
         let executable = try url()
         let workingDirectory = try directory ?? temporaryDirectory()
+        // A thread of its own: the run blocks for its whole length, and a blocked GCD worker on 2
+        // cores stalls the delegate queues and timers of the suites running alongside.
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 do {
                     continuation.resume(returning: try runBlocking(
                         executable, arguments, input, workingDirectory, environment, mergingStreams, interruptAfterOutput))

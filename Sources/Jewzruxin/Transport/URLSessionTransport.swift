@@ -29,11 +29,15 @@ final class URLSessionTransport: HTTPTransport {
         let task: URLSessionTask
         func resume() { task.resume() }
         /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
-        /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2).
+        /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2). Not on a
+        /// global queue either: with 2 cores, two blocked workers stall every timer and handler queue
+        /// of the process; a serial queue of its own gets a thread of its own.
         func cancel() {
             let task = task
-            DispatchQueue.global().async { task.cancel() }
+            Self.cancelQueue.async { task.cancel() }
         }
+
+        private static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
     }
 }
 
