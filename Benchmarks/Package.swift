@@ -9,6 +9,8 @@ let package = Package(
     name: "JewzruxinBenchmarks",
     dependencies: [
         .package(path: ".."),
+        // The throughput section's reference client; the library itself depends on nothing.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -17,6 +19,9 @@ let package = Package(
                 .product(name: "Jewzruxin", package: rootFolder.lastPathComponent),
                 // The loopback server the content-handler benchmark downloads from.
                 .product(name: "JewzruxinSandbox", package: rootFolder.lastPathComponent),
+                // The fluent `WebService` chains the throughput section measures.
+                .product(name: "JewzruxinFluent", package: rootFolder.lastPathComponent),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

@@ -46,6 +46,7 @@ extension ContentBenchmark {
     static func serve() -> Never {
         do {
             let sandbox = try Sandbox.start()
+            ThroughputBenchmark.addRoutes(to: sandbox)
             let start = ProcessMemory.currentKiB
             FileHandle.standardOutput.write(Data((sandbox.baseURL.absoluteString + "\n").utf8))
             _ = FileHandle.standardInput.readDataToEndOfFile()
