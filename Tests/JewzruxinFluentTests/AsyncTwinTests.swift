@@ -95,12 +95,18 @@ struct AsyncTwinTests {
     func alreadyCancelled() async throws {
         try await withSandbox { sandbox in
             let service = makeService(sandbox)
+            let made = Mutex<ServiceTask?>(nil)
             let waiting = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await service.GET("/hello/").string()
+                let task = service.GET("/hello/")
+                made.withLock { $0 = task }
+                return try await task.string()
             }
             await #expect(throws: CancellationError.self) { try await waiting.value }
-            #expect(sandbox.acceptedConnectionCount == 0)
+            // Cancelled before it could start, or — when the machine is so busy that the automatic
+            // start (10 ms) came first — cancelled in flight; never run to its end.
+            let state = made.withLock { $0?.cycle?.state }
+            #expect(state == .idle || state == .cancelled)
         }
     }
 }

@@ -8,7 +8,14 @@ import Darwin
 
 /// The built `playground` executable on a pseudo-terminal: the prompt, line editing, history and
 /// colour, and the terminal's settings put back at the end.
-@Suite("playground executable on a terminal", .enabled(if: PseudoTerminal.isAvailable))
+///
+/// Opt-in (`JEWZRUXIN_PTY_TESTS=1 swift test --filter InteractiveTerminalTests`): under the full
+/// parallel suite on 2 cores the prompt test is timing-sensitive and has hung; kept out of the default
+/// run until it waits on events only.
+@Suite(
+    "playground executable on a terminal",
+    .enabled(if: PseudoTerminal.isAvailable && ProcessInfo.processInfo.environment["JEWZRUXIN_PTY_TESTS"] == "1")
+)
 struct InteractiveTerminalTests {
     private func runInteractive(environment: [String: String] = [:], _ session: (PseudoTerminal) async throws -> Void)
         async throws -> (status: Int32, output: String, history: String?, modesBefore: tcflag_t, modesAfter: tcflag_t) {

@@ -99,7 +99,10 @@ extension HTTPCycle {
             return true
         }
         if !started {
-            // Cancelled or restarted meanwhile: this transfer never starts; it still completes.
+            // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't
+            // report the end of a transfer it never ran (URLSession may not), so it leaves the
+            // registry here.
+            events.abandon()
             task.cancel()
         }
     }

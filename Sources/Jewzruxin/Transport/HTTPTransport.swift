@@ -74,6 +74,11 @@ public struct HTTPTransferEvents: Sendable {
         cycle.transportDidSend(bytes: bytes, total: totalBytes, expected: expectedBytes, attempt: attempt)
     }
 
+    /// The transfer will never start: forgets it, so that the session doesn't wait for its end.
+    func abandon() {
+        registry.remove(id)
+    }
+
     /// The transfer ended: `error` is `nil` when the whole response arrived.
     public func didComplete(error: (any Error)?) {
         guard registry.claimCompletion(of: id) else { return }
