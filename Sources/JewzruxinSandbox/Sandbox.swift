@@ -44,6 +44,37 @@ public final class Sandbox: Sendable {
         stop()
     }
 
+    /// Runs `body` with a sandbox started on a free loopback port, stopped afterwards.
+    ///
+    /// ```swift
+    /// try await Sandbox.withSandbox { sandbox in
+    ///     let cycle = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/")
+    /// }
+    /// ```
+    ///
+    /// ``stop()`` waits for the connection threads, which may be in the middle of a slow body, so it
+    /// runs on a thread of its own: a blocked cooperative thread (one of two on a 2-core machine)
+    /// would stall every other task of the process.
+    /// - Parameter body: What to do with the running sandbox.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``SandboxError`` if the sandbox can't start, or what `body` throws.
+    public static func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
+        let sandbox = try start()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(sandbox))
+        } catch {
+            result = .failure(error)
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                sandbox.stop()
+                continuation.resume()
+            }
+        }
+        return try result.get()
+    }
+
     /// Starts listening on `host` and `port`, serving on background threads.
     ///
     /// The built-in endpoints are registered before the first connection is accepted.

@@ -8,25 +8,8 @@ import FoundationNetworking
 #endif
 
 /// Runs `body` with a fresh sandbox on a free loopback port, stopped afterwards.
-///
-/// `stop()` waits for the sandbox's connection threads, which may be in the middle of a slow body:
-/// it runs on a thread of its own, since a blocked cooperative thread (2 on a 2-core machine)
-/// stalls every other suite's tasks.
 func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
-    let sandbox = try Sandbox.start()
-    let result: Result<T, any Error>
-    do {
-        result = .success(try await body(sandbox))
-    } catch {
-        result = .failure(error)
-    }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread.detachNewThread {
-            sandbox.stop()
-            continuation.resume()
-        }
-    }
-    return try result.get()
+    try await Sandbox.withSandbox(body)
 }
 
 extension Sandbox {
