@@ -34,8 +34,7 @@ open class Accumulator: SelectiveDiscarder, @unchecked Sendable {
         data = Data()
         // L13: Content-Length may count encoded bytes; it is only a hint here, and a bounded one.
         let expected = response.core?.expectedContentLength ?? -1
-        let encoded = response.value(forHTTPHeaderField: "Content-Encoding") != nil
-        if let maximumSize, expected > maximumSize, !encoded {
+        if let maximumSize, expected > maximumSize, response.value(forHTTPHeaderField: "Content-Encoding") == nil {
             throw tooLarge(response, announced: expected)
         }
         if expected > 0 && expected <= 16 << 20 { data.reserveCapacity(Int(expected)) }
