@@ -68,10 +68,15 @@ extension HTTPCycle {
         }
     }
 
-    /// Puts `request` on the wire as `attempt`, as an upload when the cycle has an upload source.
-    func transmit(_ request: HTTPRequest, attempt: Int) {
+    /// Puts `request` on the wire as `attempt`, as an upload when the cycle has an upload source
+    /// (unless `keepsUpload` is `false`).
+    func transmit(_ request: HTTPRequest, attempt: Int, keepsUpload: Bool = true) {
+        if let error = Self.headerError(in: request) {
+            fail(attempt: attempt, error: error)
+            return
+        }
         let (source, isDownload, handler) = locked.withLock {
-            ($0.uploadSource, $0.downloadFileHandler != nil, $0.contentHandler)
+            (keepsUpload ? $0.uploadSource : nil, $0.downloadFileHandler != nil, $0.contentHandler)
         }
         let feed: ContentFeed
         if isDownload {
@@ -105,6 +110,20 @@ extension HTTPCycle {
             events.abandon()
             task.cancel()
         }
+    }
+
+    /// Why `request` can't be sent: a header whose name isn't an HTTP token, or whose value holds
+    /// CR, LF or NUL (which would end the header early and let a caller's input add headers).
+    static func headerError(in request: HTTPRequest) -> HTTPError? {
+        for (name, value) in request.core.allHTTPHeaderFields ?? [:] {
+            if name.isEmpty || !name.utf8.allSatisfy(ResponseDecoder.isTokenByte) {
+                return .invalidHeader(name: name, reason: "the name is not an HTTP token")
+            }
+            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+                return .invalidHeader(name: name, reason: "the value contains CR, LF or NUL")
+            }
+        }
+        return nil
     }
 
     /// The run of `attempt` failed before anything was sent.
@@ -174,13 +193,16 @@ extension HTTPCycle {
     }
 
     /// Sends `request` again at once as the next attempt (an authentication answer, a redirect).
-    func resend(_ request: HTTPRequest, after attempt: Int, update: (inout Locked) -> Void) {
+    ///
+    /// - Parameter keepsUpload: Whether an upload's body goes again (not after a redirect that
+    ///   turns the request into a GET).
+    func resend(_ request: HTTPRequest, after attempt: Int, keepsUpload: Bool = true, update: (inout Locked) -> Void) {
         let next = locked.withLock { s -> Int? in
             guard let next = s.machine.resend(after: attempt) else { return nil }
             update(&s)
             return next
         }
-        if let next { transmit(request, attempt: next) }
+        if let next { transmit(request, attempt: next, keepsUpload: keepsUpload) }
     }
 
     // MARK: Finishing

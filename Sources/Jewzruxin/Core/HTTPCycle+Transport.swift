@@ -99,11 +99,11 @@ extension HTTPCycle {
                 resend(request, after: attempt, update: update)
                 return
             }
-            if status == 307 || status == 308 {
+            if Self.redirectStatuses.contains(status) {
                 switch redirect(outcome) {
-                case .follow(let request):
+                case .follow(let request, let keepsBody):
                     outcome.feed.abandon()
-                    resend(request, after: attempt) { $0.redirectCount += 1 }
+                    resend(request, after: attempt, keepsUpload: keepsBody) { $0.redirectCount += 1 }
                     return
                 case .tooMany:
                     outcome.feed.abandon()
@@ -112,7 +112,8 @@ extension HTTPCycle {
                 case .none:
                     break
                 }
-            } else if session.shouldTreatStatusCodeAsFailure(status) {
+            }
+            if outcome.error == nil, session.shouldTreatStatusCodeAsFailure(status) {
                 outcome.error = HTTPError.statusCodeSeemsToHaveErred(outcome.response)
             }
             if outcome.error == nil, let refusal = outcome.feed.refusal(for: outcome.response) {
@@ -180,19 +181,59 @@ extension HTTPCycle {
     }
 
     private enum Redirect {
-        case follow(HTTPRequest)
+        case follow(HTTPRequest, keepsBody: Bool)
         case tooMany
         case none
     }
 
-    /// A 307/308 is followed by the cycle itself, keeping the method and body (URLSession on Linux
-    /// drops the body, L9).
+    /// The statuses the cycle follows when its transport hands them over: URLSession follows
+    /// 301/302/303 itself (so only 307/308, whose body it drops, L9, reach the cycle); other
+    /// transports leave them all to the cycle.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The request that follows a redirect, as browsers and curl do: 307/308 keep the method and
+    /// body; 303 (and 301/302 after a POST) become a GET without a body.
     private func redirect(_ outcome: Outcome) -> Redirect {
-        guard let target = outcome.response.core?.resolvedLocation(base: outcome.sent.url) else { return .none }
+        guard let status = outcome.response.statusCode,
+              let target = outcome.response.core?.resolvedLocation(base: outcome.sent.url),
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return .none }
         guard outcome.redirectCount < Self.maximumRedirectCount else { return .tooMany }
         var request = outcome.sent
-        request.core.url = target
-        return .follow(request)
+        let keepsBody = Self.redirectedMethod(request.method, status: status) == request.method
+        request.method = Self.redirectedMethod(request.method, status: status)
+        if !keepsBody {
+            request.data = nil
+            request.core.httpBody = nil
+            request.setValue(nil, forHTTPHeaderField: "Content-Type")
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        Self.redirect(&request.core, to: target)
+        return .follow(request, keepsBody: keepsBody)
+    }
+
+    /// The method a request is sent again with after a redirect with `status`.
+    static func redirectedMethod(_ method: HTTPMethod, status: Int) -> HTTPMethod {
+        switch status {
+        case 303 where method != .head: return .get
+        case 301 where method == .post, 302 where method == .post: return .get
+        default: return method
+        }
+    }
+
+    /// Aims `request` at `target`; when the origin changes (scheme, host or port) the caller's
+    /// `Authorization` and `Cookie` headers are not sent there (curl's rule).
+    static func redirect(_ request: inout URLRequest, to target: URL) {
+        if let source = request.url, !isSameOrigin(source, target) {
+            request.setValue(nil, forHTTPHeaderField: "Authorization")
+            request.setValue(nil, forHTTPHeaderField: "Cookie")
+        }
+        request.url = target
+    }
+
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
     }
 
     private static func isStaleChallenge(_ response: HTTPResponse) -> Bool {

@@ -17,6 +17,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// The seeds call this "status code seems to have erred". The response, with its headers and body,
     /// is kept so an API's error message can be read.
     case statusCodeSeemsToHaveErred(HTTPResponse)
+    /// A request header can't be sent: its name is not an HTTP token, or its value contains CR,
+    /// LF or NUL. Nothing was sent.
+    case invalidHeader(name: String, reason: String)
     /// The transport failed (connection refused, timed out, dropped…); the `URLError` says how.
     case transport(URLError)
     /// The cycle was cancelled with `cancel(explicitly: false)`.
@@ -38,6 +41,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .statusCodeSeemsToHaveErred(let response):
             let url = response.url?.absoluteString ?? "the request"
             return "status code \(response.statusCode ?? 0) seems to have erred (\(url))"
+        case .invalidHeader(let name, let reason):
+            return "invalid request header \"\(name)\": \(reason)"
         case .transport(let error):
             let url = error.failingURL?.absoluteString ?? "the request"
             return "transport error \(error.code.rawValue) for \(url): \(error.localizedDescription)"

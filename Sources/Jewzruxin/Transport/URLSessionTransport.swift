@@ -119,9 +119,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// FoundationNetworking resolves a relative `Location` such as `/echo/?q=1` to `/echo?q=1`,
     /// dropping the slash before the query; the URL is recomputed here from the header itself.
     static func redirectRequest(_ proposed: URLRequest, for response: HTTPURLResponse) -> URLRequest {
-        guard let resolved = response.resolvedLocation(), resolved != proposed.url else { return proposed }
         var request = proposed
-        request.url = resolved
+        let target = response.resolvedLocation() ?? proposed.url
+        if let source = response.url, let target {
+            // From the original URL, so the caller's credentials don't go to another origin.
+            request.url = source
+            HTTPCycle.redirect(&request, to: target)
+        }
         return request
     }
 
