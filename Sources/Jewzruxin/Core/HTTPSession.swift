@@ -49,7 +49,7 @@ public final class HTTPSession: Sendable {
     ///   - delegateQueue: Where handlers run; the main queue by default.
     ///   - workerQueue: Where processors run; a new concurrent queue by default.
     ///   - transport: Where requests go on the wire; `nil` (the default) for URLSession, with
-    ///     `configuration`.
+    ///     `configuration`; `.native` for ``NativeTransport``, with `configuration` too.
     public init(
         configuration: URLSessionConfiguration = .default,
         delegateQueue: OperationQueue? = nil,
@@ -68,7 +68,11 @@ public final class HTTPSession: Sendable {
         let router = SessionRouter()
         self.resourceTimeout = configuration.timeoutIntervalForResource
         self.core = URLSession(configuration: configuration, delegate: router, delegateQueue: callbackQueue)
-        self.transport = transport ?? URLSessionTransport(session: core, router: router)
+        if let native = transport as? NativeTransport {
+            self.transport = native.adopting(configuration)
+        } else {
+            self.transport = transport ?? URLSessionTransport(session: core, router: router)
+        }
     }
 
     deinit {

@@ -1,0 +1,397 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A keep-alive connection: the socket, its waker and the bytes read ahead.
+final class NativeConnection {
+    let socket: NativeSocket
+    var buffer = ReadBuffer()
+    /// Whether it carried a response already (so a failure before any byte may be a stale
+    /// connection the server closed meanwhile).
+    var hasServed = false
+
+    init(socket: NativeSocket) {
+        self.socket = socket
+    }
+
+    func close() {
+        socket.close()
+    }
+}
+
+/// One transfer on a ``NativeTransport``: its request, how it is going, and the exchange of bytes
+/// a worker runs for it.
+final class NativeExchange: HTTPTransfer, @unchecked Sendable {
+    // Immutable after init, except what `state` guards.
+    let request: HTTPRequest
+    let upload: HTTPCycle.UploadSource?
+    let events: HTTPTransferEvents
+    let settings: NativeTransport.Settings
+    let origin: Origin
+    private weak var pool: HostPool?
+
+    private struct State {
+        var started = false
+        var running = false
+        var cancelled = false
+        var completed = false
+        /// The waker of the worker running it, while it runs.
+        var waker: Waker?
+    }
+
+    private let state = Mutex(State())
+
+    init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, origin: Origin, pool: HostPool) {
+        self.request = request
+        self.upload = upload
+        self.events = events
+        self.settings = settings
+        self.origin = origin
+        self.pool = pool
+    }
+
+    func resume() {
+        let go = state.withLock { s -> Bool in
+            guard !s.started, !s.cancelled else { return false }
+            s.started = true
+            return true
+        }
+        guard go, let pool else { return }
+        pool.submit(self)
+    }
+
+    func cancel() {
+        let wasQueued = state.withLock { s -> Bool in
+            guard !s.cancelled, !s.completed else { return false }
+            s.cancelled = true
+            // Woken under the lock: the worker clears `running` under it before the waker serves
+            // another transfer, so a late cancel can't stop the next one.
+            s.waker?.wake()
+            return !s.running
+        }
+        guard wasQueued else { return }
+        if pool?.removePending(self) ?? true || !state.withLock({ $0.started }) {
+            finishUnstarted(error: URLError(.cancelled))
+        }
+    }
+
+    /// Reports the end of a transfer no worker ran; off the caller's thread, which may hold the
+    /// cycle's lock.
+    func finishUnstarted(error: any Error) {
+        let first = state.withLock { s -> Bool in
+            guard !s.completed, !s.running else { return false }
+            s.completed = true
+            return true
+        }
+        guard first else { return }
+        Self.reportQueue.async { self.events.didComplete(error: error) }
+    }
+
+    private static let reportQueue = DispatchQueue(label: "Jewzruxin.NativeTransport.report")
+
+    // MARK: Running, on a worker's thread
+
+    /// Runs the exchange on `connection` (reused when set, replaced when it breaks), calls
+    /// `available` once the worker may take another transfer, then reports the end.
+    func run(on connection: inout NativeConnection?, waker: Waker?, available: () -> Void) {
+        guard let waker else {
+            available()
+            finishUnstarted(error: URLError(.cannotConnectToHost, userInfo: [
+                NSLocalizedDescriptionKey: "No file descriptor was left for the transfer.",
+            ]))
+            return
+        }
+        let go = state.withLock { s -> Bool in
+            guard !s.cancelled, !s.completed else { return false }
+            s.running = true
+            s.waker = waker
+            return true
+        }
+        guard go else {
+            available()
+            finishUnstarted(error: URLError(.cancelled))
+            return
+        }
+        var outcome: (any Error)?
+        do {
+            try exchange(on: &connection, waker: waker)
+        } catch {
+            connection?.close()
+            connection = nil
+            outcome = error
+        }
+        state.withLock { s in
+            s.running = false
+            s.completed = true
+            s.waker = nil
+        }
+        // No cancel can reach this waker any more: clear a late one before the next transfer.
+        waker.reset()
+        available()
+        report(outcome)
+    }
+
+    private func report(_ error: (any Error)?) {
+        events.didComplete(error: error)
+    }
+
+    private var isIdempotent: Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(request.method.rawValue.uppercased())
+    }
+
+    private func exchange(on connection: inout NativeConnection?, waker: Waker) throws {
+        let timeout = settings.timeout(for: request.core)
+        let encoded = try encodeHead()
+        var retriedStale = false
+        while true {
+            if let current = connection, !current.socket.isReusable {
+                current.close()
+                connection = nil
+            }
+            let reused = connection != nil
+            let current: NativeConnection
+            if let connection {
+                current = connection
+            } else {
+                current = try mapFailure(of: "connecting") {
+                    NativeConnection(socket: try NativeSocket.connect(to: origin, deadline: .now + .seconds(timeout), waker: waker))
+                }
+                connection = current
+            }
+            do {
+                let reusable = try send(encoded, on: current, timeout: timeout, waker: waker)
+                    && receive(on: current, timeout: timeout, waker: waker)
+                if reusable {
+                    current.hasServed = true
+                } else {
+                    current.close()
+                    connection = nil
+                }
+                return
+            } catch let failure as StaleConnection where reused && isIdempotent && !retriedStale {
+                // The server closed the idle connection as it was reused: once, on a new one.
+                _ = failure
+                retriedStale = true
+                current.close()
+                connection = nil
+            } catch let failure as StaleConnection {
+                throw failure.error
+            }
+        }
+    }
+
+    /// A failure before any byte of the response arrived on a connection.
+    private struct StaleConnection: Error {
+        let error: URLError
+    }
+
+    // MARK: Sending
+
+    private struct EncodedHead {
+        let bytes: [UInt8]
+        let framing: RequestEncoder.BodyFraming
+        let body: Body
+    }
+
+    private enum Body {
+        case none
+        case data(Data)
+        case file(URL, Int64)
+    }
+
+    private func encodeHead() throws -> EncodedHead {
+        let body: Body
+        let length: Int64?
+        switch upload {
+        case .data(let data)?:
+            body = .data(data)
+            length = Int64(data.count)
+        case .file(let url)?:
+            let size: Int64
+            do {
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            } catch {
+                throw URLError(.fileDoesNotExist, userInfo: [NSLocalizedDescriptionKey: "The upload file \(url.path) can't be read.", NSUnderlyingErrorKey: error])
+            }
+            body = .file(url, size)
+            length = size
+        case nil:
+            if let data = request.data ?? request.core.httpBody {
+                body = .data(data)
+                length = Int64(data.count)
+            } else {
+                body = .none
+                length = nil
+            }
+        }
+        var extra = settings.additionalHeaders
+        if let cookies = settings.cookieHeader(for: request.core) { extra.insert(("Cookie", cookies), at: 0) }
+        let (head, framing) = try RequestEncoder.head(for: request.core, origin: origin, bodyLength: length, extraHeaders: extra)
+        return EncodedHead(bytes: head, framing: framing, body: body)
+    }
+
+    /// Sends the request; `true` when all of it went out.
+    private func send(_ encoded: EncodedHead, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws -> Bool {
+        let socket = connection.socket
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            try mapFailure(of: "sending", stale: !connection.hasServed ? nil : true) {
+                try socket.write(bytes, deadline: .now + .seconds(timeout), waker: waker)
+            }
+        }
+        switch encoded.body {
+        case .none:
+            try encoded.bytes.withUnsafeBytes { try write($0) }
+        case .data(let data) where encoded.framing != .chunked && data.count <= 65_536:
+            // Head and a small body in one segment.
+            var message = encoded.bytes
+            message.append(contentsOf: data)
+            try message.withUnsafeBytes { try write($0) }
+            if !data.isEmpty { events.didSend(bytes: Int64(data.count), totalBytes: Int64(data.count), expectedBytes: Int64(data.count)) }
+        case .data(let data):
+            try encoded.bytes.withUnsafeBytes { try write($0) }
+            var sent: Int64 = 0
+            var offset = 0
+            while offset < data.count {
+                let end = min(data.count, offset + 65_536)
+                try sendBodyPart(data[offset..<end], framing: encoded.framing, write: write)
+                let part = Int64(end - offset)
+                sent += part
+                offset = end
+                events.didSend(bytes: part, totalBytes: sent, expectedBytes: Int64(data.count))
+            }
+            try finishBody(framing: encoded.framing, write: write)
+        case .file(let url, let size):
+            guard let handle = try? FileHandle(forReadingFrom: url) else {
+                throw URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "The upload file \(url.path) can't be opened."])
+            }
+            defer { try? handle.close() }
+            try encoded.bytes.withUnsafeBytes { try write($0) }
+            var sent: Int64 = 0
+            while sent < size {
+                let part = try handle.read(upToCount: 65_536) ?? Data()
+                guard !part.isEmpty else {
+                    throw URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "The upload file \(url.path) shrank while it was sent."])
+                }
+                try sendBodyPart(part, framing: encoded.framing, write: write)
+                sent += Int64(part.count)
+                events.didSend(bytes: Int64(part.count), totalBytes: sent, expectedBytes: size)
+            }
+            try finishBody(framing: encoded.framing, write: write)
+        }
+        return true
+    }
+
+    private func sendBodyPart(_ part: Data, framing: RequestEncoder.BodyFraming, write: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if framing == .chunked {
+            var framed = Array(String(part.count, radix: 16).utf8)
+            framed.append(contentsOf: [0x0D, 0x0A])
+            framed.append(contentsOf: part)
+            framed.append(contentsOf: [0x0D, 0x0A])
+            try framed.withUnsafeBytes { try write($0) }
+        } else {
+            try part.withUnsafeBytes { try write($0) }
+        }
+    }
+
+    private func finishBody(framing: RequestEncoder.BodyFraming, write: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard framing == .chunked else { return }
+        try Array("0\r\n\r\n".utf8).withUnsafeBytes { try write($0) }
+    }
+
+    // MARK: Receiving
+
+    /// Reads the response, reporting it as it arrives; `true` when the connection may be reused.
+    private func receive(on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws -> Bool {
+        var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
+        let socket = connection.socket
+        var scratch = [UInt8](repeating: 0, count: 65_536)
+        var receivedAny = !connection.buffer.isEmpty
+        while true {
+            let event: ResponseDecoder.Event?
+            do {
+                event = try decoder.next(&connection.buffer)
+            } catch {
+                throw badResponse(error)
+            }
+            if let event {
+                switch event {
+                case .head(let head):
+                    events.didReceive(try response(for: head))
+                case .body(let data):
+                    events.didReceive(data)
+                case .end(let reusable):
+                    return reusable
+                }
+                continue
+            }
+            let count = try scratch.withUnsafeMutableBytes { buffer in
+                try mapFailure(of: "receiving", stale: connection.hasServed && !receivedAny ? true : nil) {
+                    try socket.read(into: buffer, deadline: .now + .seconds(timeout), waker: waker)
+                }
+            }
+            if count == 0 {
+                if connection.hasServed && !receivedAny {
+                    throw StaleConnection(error: URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "The server closed the connection."]))
+                }
+                do {
+                    guard let last = try decoder.connectionClosed(&connection.buffer) else { return false }
+                    if case .end = last { return false }
+                } catch {
+                    throw URLError(.networkConnectionLost, userInfo: [
+                        NSLocalizedDescriptionKey: error.description, NSURLErrorFailingURLErrorKey: request.url as Any,
+                    ])
+                }
+                continue
+            }
+            receivedAny = true
+            scratch.withUnsafeBytes { connection.buffer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+    }
+
+    private func badResponse(_ error: ResponseDecodingError) -> URLError {
+        URLError(.badServerResponse, userInfo: [
+            NSLocalizedDescriptionKey: error.description, NSURLErrorFailingURLErrorKey: request.url as Any,
+        ])
+    }
+
+    private func response(for head: ResponseHead) throws -> HTTPURLResponse {
+        settings.storeCookies(head.values("Set-Cookie"), for: request.core)
+        guard let url = request.url, let response = HTTPURLResponse(
+            url: url, statusCode: head.status, httpVersion: "HTTP/\(head.major).\(head.minor)", headerFields: head.joinedFields)
+        else { throw badResponse(.badStatusLine) }
+        return response
+    }
+
+    // MARK: Errors
+
+    /// Runs a socket operation, turning its failure into the `URLError` URLSession would report.
+    ///
+    /// - Parameter stale: When `true`, a closed connection is reported as ``StaleConnection`` so the
+    ///   request can be sent again on a new one.
+    private func mapFailure<T>(of step: String, stale: Bool? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as SocketFailure {
+            let error: URLError
+            switch failure {
+            case .woken:
+                error = URLError(.cancelled)
+            case .timedOut:
+                error = URLError(.timedOut, userInfo: [
+                    NSLocalizedDescriptionKey: "The request timed out while \(step).", NSURLErrorFailingURLErrorKey: request.url as Any,
+                ])
+            case .closed, .system:
+                var description = "The connection to \(origin) was lost while \(step)."
+                if case .system(let code) = failure { description += " (\(NativeSocket.describe(code)))" }
+                error = URLError(.networkConnectionLost, userInfo: [
+                    NSLocalizedDescriptionKey: description, NSURLErrorFailingURLErrorKey: request.url as Any,
+                ])
+                if stale == true { throw StaleConnection(error: error) }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a socket operation stopped.
+enum SocketFailure: Error, Equatable {
+    /// The wait was interrupted by ``Waker/wake()``.
+    case woken
+    case timedOut
+    /// The peer closed or reset the connection.
+    case closed
+    case system(Int32)
+}
+
+/// Interrupts a thread blocked in a ``NativeSocket`` wait, from any thread.
+final class Waker: @unchecked Sendable {
+    // Written once in init; the descriptors are only read afterwards.
+    let readDescriptor: Int32
+    private let writeDescriptor: Int32
+    private let lock = NSLock()
+    private var signalled = false
+
+    init?() {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        readDescriptor = fds[0]
+        writeDescriptor = fds[1]
+    }
+
+    deinit {
+        close(readDescriptor)
+        close(writeDescriptor)
+    }
+
+    /// Makes the current and every later wait return ``SocketFailure/woken`` until ``reset()``.
+    func wake() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !signalled else { return }
+        signalled = true
+        var one: UInt8 = 1
+        _ = write(writeDescriptor, &one, 1)
+    }
+
+    var isSignalled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return signalled
+    }
+
+    /// Clears a wake-up, before the waker serves a new transfer.
+    func reset() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard signalled else { return }
+        signalled = false
+        var buffer = [UInt8](repeating: 0, count: 8)
+        while read(readDescriptor, &buffer, 8) > 0 {}
+    }
+}
+
+/// A non-blocking TCP socket used with blocking semantics: every wait is a `poll` bounded by a
+/// deadline and interruptible by a ``Waker``.
+final class NativeSocket {
+    let descriptor: Int32
+    private(set) var isClosed = false
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close()
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = systemClose(descriptor)
+    }
+
+    // MARK: Connecting
+
+    /// Resolves `origin` and connects to the first address that answers.
+    ///
+    /// - Throws: `URLError(.cannotFindHost)`, `.cannotConnectToHost`, `.timedOut`, `.cancelled`.
+    static func connect(to origin: Origin, deadline: ContinuousClock.Instant, waker: Waker) throws -> NativeSocket {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamSocketType
+        hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(origin.host, String(origin.port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw URLError(.cannotFindHost, userInfo: [NSLocalizedDescriptionKey: "The host \(origin.host) could not be resolved."])
+        }
+        defer { freeaddrinfo(first) }
+        var lastError = URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Could not connect to \(origin)."])
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            entry = info.pointee.ai_next
+            do {
+                return try connect(info.pointee, deadline: deadline, waker: waker)
+            } catch SocketFailure.woken {
+                throw URLError(.cancelled)
+            } catch SocketFailure.timedOut {
+                throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "Connecting to \(origin) timed out."])
+            } catch SocketFailure.system(let code) {
+                lastError = URLError(.cannotConnectToHost, userInfo: [
+                    NSLocalizedDescriptionKey: "Could not connect to \(origin): \(describe(code)).",
+                ])
+            } catch {
+                continue
+            }
+        }
+        throw lastError
+    }
+
+    private static func connect(_ info: addrinfo, deadline: ContinuousClock.Instant, waker: Waker) throws -> NativeSocket {
+        let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+        guard fd >= 0 else { throw SocketFailure.system(errno) }
+        let socket = NativeSocket(descriptor: fd)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        if systemConnect(fd, info.ai_addr, info.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else { throw SocketFailure.system(errno) }
+            try socket.wait(for: Int16(POLLOUT), deadline: deadline, waker: waker)
+            var code: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+            guard code == 0 else { throw SocketFailure.system(code) }
+        }
+        return socket
+    }
+
+    // MARK: Waiting, reading, writing
+
+    /// Waits until the socket is ready for `events`, the deadline passes or the waker fires.
+    func wait(for events: Int16, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
+        var fds = [
+            pollfd(fd: descriptor, events: events, revents: 0),
+            pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let remaining = deadline - .now
+            guard remaining > .zero else { throw .timedOut }
+            let (seconds, attoseconds) = remaining.components
+            let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&fds, 2, Int32(milliseconds))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .system(errno)
+            }
+            if fds[1].revents != 0 { throw .woken }
+            if fds[0].revents != 0 { return }
+        }
+    }
+
+    /// Reads what is available into `buffer`, waiting for something to arrive.
+    ///
+    /// - Returns: The number of bytes read; `0` when the peer closed the connection.
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) -> Int {
+        while true {
+            guard !waker.isSignalled else { throw .woken }
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 { return count }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try wait(for: Int16(POLLIN), deadline: deadline, waker: waker)
+            case EINTR: continue
+            case ECONNRESET, EPIPE: throw .closed
+            case let code: throw .system(code)
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting for room as needed.
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            guard !waker.isSignalled else { throw .woken }
+            let count = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Self.sendFlags)
+            if count >= 0 {
+                offset += count
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try wait(for: Int16(POLLOUT), deadline: deadline, waker: waker)
+            case EINTR: continue
+            case ECONNRESET, EPIPE: throw .closed
+            case let code: throw .system(code)
+            }
+        }
+    }
+
+    /// Whether a pooled connection is still usable: nothing to read (neither a close nor stray
+    /// bytes) and no error pending.
+    var isReusable: Bool {
+        guard !isClosed else { return false }
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        return poll(&fds, 1, 0) == 0
+    }
+
+    // MARK: Platform
+
+    #if canImport(Darwin)
+    private static let streamSocketType = SOCK_STREAM
+    private static let sendFlags: Int32 = 0
+    #else
+    private static let streamSocketType = Int32(SOCK_STREAM.rawValue)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #endif
+
+    static func describe(_ code: Int32) -> String {
+        guard let message = strerror(code) else { return "error \(code)" }
+        return String(cString: message)
+    }
+}
+
+private func systemClose(_ fd: Int32) -> Int32 {
+    close(fd)
+}
+
+private func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+    connect(fd, address, length)
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that speaks HTTP/1.1 itself over POSIX sockets, for `http://` URLs.
+///
+/// Opt in per session:
+///
+/// ```swift
+/// let session = HTTPSession(configuration: .ephemeral, transport: .native)
+/// ```
+///
+/// Everything above the transport — processors, content handlers, retries, authentication,
+/// redirects, the fluent layer — runs unchanged. What differs is underneath:
+/// - **Speed.** A request costs a fraction of URLSession's CPU time on Linux: no libcurl, no
+///   extra queues between the socket and the engine.
+/// - **Backpressure.** Body bytes reach the content handler on the thread that reads them, so a
+///   slow handler slows the read and memory stays flat, whatever the size (URLSession on Linux
+///   reads ahead without limit).
+/// - **Keep-alive pool.** At most ``Options/maximumConnectionsPerHost`` connections per host
+///   (the configuration's `httpMaximumConnectionsPerHost` by default), closed after
+///   ``Options/idleConnectionTimeout`` unused; a request that finds its pooled connection closed
+///   by the server is sent again once on a new one when its method is idempotent.
+/// - **HTTP/1.1 only, no TLS.** `https://` URLs go to URLSession (with the same configuration),
+///   unless ``Options/usesURLSessionForHTTPS`` is `false`: they then fail with
+///   `URLError(.unsupportedURL)`. No `Accept-Encoding` is sent, since bodies are not decompressed.
+///
+/// It honours the configuration's `timeoutIntervalForRequest` (or a request's own timeout) as the
+/// longest wait for any progress, `httpAdditionalHeaders`, and cookies (`httpCookieStorage`,
+/// `httpShouldSetCookies`, `httpCookieAcceptPolicy`); the overall deadline
+/// (`timeoutIntervalForResource`) is the cycle's, as on URLSession.
+public final class NativeTransport: HTTPTransport {
+    /// How a native transport behaves beyond its URLSession configuration.
+    public struct Options: Sendable {
+        /// The most connections open to one host and port at once; `nil` for the configuration's
+        /// `httpMaximumConnectionsPerHost` (6 unless changed).
+        public var maximumConnectionsPerHost: Int?
+        /// How long an unused keep-alive connection stays open, in seconds.
+        public var idleConnectionTimeout: TimeInterval
+        /// Whether `https://` requests go to URLSession; when `false` they fail with
+        /// `URLError(.unsupportedURL)`.
+        public var usesURLSessionForHTTPS: Bool
+        /// The largest response header section accepted, in bytes; a larger one fails the
+        /// request with `URLError(.badServerResponse)`.
+        public var maximumResponseHeaderSize: Int
+
+        /// Creates options.
+        ///
+        /// - Parameters:
+        ///   - maximumConnectionsPerHost: The most connections to one host and port; `nil` for the
+        ///     configuration's.
+        ///   - idleConnectionTimeout: How long an unused connection stays open, in seconds.
+        ///   - usesURLSessionForHTTPS: Whether `https://` goes to URLSession, or fails.
+        ///   - maximumResponseHeaderSize: The largest response header section, in bytes.
+        public init(
+            maximumConnectionsPerHost: Int? = nil, idleConnectionTimeout: TimeInterval = 60,
+            usesURLSessionForHTTPS: Bool = true, maximumResponseHeaderSize: Int = 65_536
+        ) {
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.usesURLSessionForHTTPS = usesURLSessionForHTTPS
+            self.maximumResponseHeaderSize = maximumResponseHeaderSize
+        }
+    }
+
+    /// The options it was made with.
+    public let options: Options
+    let settings: Settings
+    /// Whether it was made without a configuration, to take the one of the session it is given to.
+    let takesSessionConfiguration: Bool
+    private let configuration: ConfigurationBox
+    private let pools = Mutex([Origin: HostPool]())
+    private let fallback = Mutex<URLSessionTransport?>(nil)
+
+    /// Creates a native transport.
+    ///
+    /// - Parameters:
+    ///   - configuration: Timeouts, additional headers, cookies and the connection limit; also
+    ///     the configuration of the URLSession that serves `https://`.
+    ///   - options: Connection pool and strictness settings.
+    public convenience init(configuration: URLSessionConfiguration = .default, options: Options = Options()) {
+        self.init(configuration: configuration, options: options, takesSessionConfiguration: false)
+    }
+
+    private init(configuration: URLSessionConfiguration, options: Options, takesSessionConfiguration: Bool) {
+        self.options = options
+        self.configuration = ConfigurationBox(configuration)
+        self.settings = Settings(configuration, options: options)
+        self.takesSessionConfiguration = takesSessionConfiguration
+    }
+
+    /// A native transport with default options, taking the configuration of the session it is
+    /// given to: `HTTPSession(configuration: configuration, transport: .native)`.
+    public static var native: NativeTransport {
+        NativeTransport(configuration: .default, options: Options(), takesSessionConfiguration: true)
+    }
+
+    /// A native transport with `options`, taking the configuration of the session it is given to.
+    ///
+    /// - Parameter options: Connection pool and strictness settings.
+    public static func native(_ options: Options) -> NativeTransport {
+        NativeTransport(configuration: .default, options: options, takesSessionConfiguration: true)
+    }
+
+    /// This transport, or a new one with `configuration` if this one was made to take its session's.
+    func adopting(_ configuration: URLSessionConfiguration) -> NativeTransport {
+        guard takesSessionConfiguration else { return self }
+        return NativeTransport(configuration: configuration, options: options, takesSessionConfiguration: false)
+    }
+
+    deinit {
+        for pool in pools.withLock({ Array($0.values) }) { pool.shutDown() }
+        fallback.withLock { $0 }?.session.finishTasksAndInvalidate()
+    }
+
+    /// The connections open (or opening) to all hosts.
+    public var openConnectionCount: Int {
+        pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.connectionCount }
+    }
+
+    public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+            return FailedTransfer(error: URLError(.badURL), events: events)
+        }
+        if scheme == "https" {
+            guard options.usesURLSessionForHTTPS else {
+                return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
+                    NSLocalizedDescriptionKey: "This native transport serves http:// only; https:// needs URLSession.",
+                    NSURLErrorFailingURLErrorKey: url,
+                ]), events: events)
+            }
+            return urlSessionTransport().makeTransfer(for: request, upload: upload, events: events)
+        }
+        guard let origin = Origin(url) else {
+            return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
+                NSLocalizedDescriptionKey: "The native transport can't send a request to \(url.absoluteString).",
+                NSURLErrorFailingURLErrorKey: url,
+            ]), events: events)
+        }
+        let pool = pools.withLock { pools in
+            if let pool = pools[origin] { return pool }
+            let pool = HostPool(origin: origin, limit: settings.maximumConnectionsPerHost, idleTimeout: options.idleConnectionTimeout)
+            pools[origin] = pool
+            return pool
+        }
+        return NativeExchange(request: request, upload: upload, events: events, settings: settings, origin: origin, pool: pool)
+    }
+
+    private func urlSessionTransport() -> URLSessionTransport {
+        fallback.withLock { fallback in
+            if let fallback { return fallback }
+            let router = SessionRouter()
+            let queue = OperationQueue()
+            queue.name = "Jewzruxin.NativeTransport.https"
+            queue.maxConcurrentOperationCount = 1
+            let transport = URLSessionTransport(
+                session: URLSession(configuration: configuration.value, delegate: router, delegateQueue: queue), router: router)
+            fallback = transport
+            return transport
+        }
+    }
+}
+
+extension HTTPTransport where Self == NativeTransport {
+    /// A native HTTP/1.1 transport taking the configuration of its session:
+    /// `HTTPSession(configuration: configuration, transport: .native)`.
+    public static var native: NativeTransport { NativeTransport.native }
+
+    /// A native HTTP/1.1 transport with `options`, taking the configuration of its session.
+    ///
+    /// - Parameter options: Connection pool and strictness settings.
+    public static func native(_ options: NativeTransport.Options) -> NativeTransport { NativeTransport.native(options) }
+}
+
+extension NativeTransport {
+    /// What a transfer needs of the configuration, read once.
+    struct Settings: Sendable {
+        let requestTimeout: TimeInterval
+        let additionalHeaders: [(String, String)]
+        let maximumConnectionsPerHost: Int
+        let maximumResponseHeaderSize: Int
+        let cookies: CookieJar?
+
+        init(_ configuration: URLSessionConfiguration, options: Options) {
+            requestTimeout = configuration.timeoutIntervalForRequest
+            additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+                guard let name = key as? String else { return nil }
+                return (name, "\(value)")
+            }.sorted { $0.0 < $1.0 }
+            let configured = configuration.httpMaximumConnectionsPerHost
+            maximumConnectionsPerHost = options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6)
+            maximumResponseHeaderSize = max(1024, options.maximumResponseHeaderSize)
+            if configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage {
+                cookies = CookieJar(storage: storage, policy: configuration.httpCookieAcceptPolicy)
+            } else {
+                cookies = nil
+            }
+        }
+
+        /// The longest wait for progress: the request's timeout, or the configuration's when the
+        /// request has URLRequest's default (60 s).
+        func timeout(for request: URLRequest) -> TimeInterval {
+            let own = request.timeoutInterval
+            if own == 60, requestTimeout > 0 { return requestTimeout }
+            return own > 0 ? own : 60
+        }
+
+        func cookieHeader(for request: URLRequest) -> String? {
+            guard let cookies, request.httpShouldHandleCookies, let url = request.url,
+                  request.value(forHTTPHeaderField: "Cookie") == nil
+            else { return nil }
+            return cookies.header(for: url)
+        }
+
+        func storeCookies(_ lines: [String], for request: URLRequest) {
+            guard let cookies, !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url else { return }
+            cookies.store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
+        }
+    }
+
+    /// A cookie storage, used from worker threads (HTTPCookieStorage is thread-safe).
+    final class CookieJar: @unchecked Sendable {
+        private let storage: HTTPCookieStorage
+        private let policy: HTTPCookie.AcceptPolicy
+
+        init(storage: HTTPCookieStorage, policy: HTTPCookie.AcceptPolicy) {
+            self.storage = storage
+            self.policy = policy
+        }
+
+        func header(for url: URL) -> String? {
+            guard let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
+            return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+        }
+
+        func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
+            guard policy != .never else { return }
+            // One line at a time: a date in `Expires` has a comma, so joined lines can't be split.
+            let cookies = lines.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+            guard !cookies.isEmpty else { return }
+            if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host, let host = url.host,
+               !host.hasSuffix(main) {
+                return
+            }
+            storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
+        }
+    }
+
+    /// The configuration, kept for the URLSession that serves `https://`.
+    private final class ConfigurationBox: @unchecked Sendable {
+        // Read only after init.
+        let value: URLSessionConfiguration
+        init(_ value: URLSessionConfiguration) { self.value = value }
+    }
+
+    /// A transfer that fails as soon as it is resumed, without touching the network.
+    private final class FailedTransfer: HTTPTransfer {
+        private let error: any Error
+        private let events: HTTPTransferEvents
+        private let reported = Mutex(false)
+
+        init(error: any Error, events: HTTPTransferEvents) {
+            self.error = error
+            self.events = events
+        }
+
+        func resume() { report(error) }
+        func cancel() { report(URLError(.cancelled)) }
+
+        private func report(_ error: any Error) {
+            guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
+            let events = events
+            Self.queue.async { events.didComplete(error: error) }
+        }
+
+        private static let queue = DispatchQueue(label: "Jewzruxin.NativeTransport.failed")
+    }
+}

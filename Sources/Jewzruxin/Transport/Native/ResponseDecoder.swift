@@ -1,0 +1,430 @@
+import Foundation
+
+/// The bytes read from a connection and not consumed yet.
+struct ReadBuffer {
+    private(set) var bytes: [UInt8] = []
+    private(set) var start = 0
+
+    var count: Int { bytes.count - start }
+    var isEmpty: Bool { start == bytes.count }
+
+    mutating func append(_ buffer: UnsafeRawBufferPointer) {
+        if start > 0, start == bytes.count {
+            bytes.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start >= 65_536, start * 2 >= bytes.count {
+            bytes.removeFirst(start)
+            start = 0
+        }
+        bytes.append(contentsOf: buffer)
+    }
+
+    mutating func append(_ data: some Sequence<UInt8>) {
+        if start > 0, start == bytes.count {
+            bytes.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        bytes.append(contentsOf: data)
+    }
+
+    /// Takes the next `count` bytes as `Data`.
+    mutating func take(_ count: Int) -> Data {
+        let data = bytes.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
+        start += count
+        return data
+    }
+
+    mutating func skip(_ count: Int) {
+        start += count
+    }
+
+    /// The index (relative to the unconsumed bytes) just past the first `\n` at or after `offset`,
+    /// looking at no more than `limit` bytes.
+    func lineEnd(from offset: Int = 0, limit: Int) -> Int? {
+        let end = min(bytes.count, start + limit)
+        var index = start + offset
+        while index < end {
+            if bytes[index] == 0x0A { return index + 1 - start }
+            index += 1
+        }
+        return nil
+    }
+
+    subscript(offset: Int) -> UInt8 { bytes[start + offset] }
+
+    func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        bytes[start + range.lowerBound..<start + range.upperBound]
+    }
+}
+
+/// The status line and header fields of a response.
+struct ResponseHead: Sendable, Equatable {
+    var major: Int
+    var minor: Int
+    var status: Int
+    var reason: String
+    /// In the order received, names as spelled by the server.
+    var fields: [(name: String, value: String)]
+
+    static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
+        lhs.major == rhs.major && lhs.minor == rhs.minor && lhs.status == rhs.status && lhs.reason == rhs.reason
+            && lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Every value of a field, the name matched case-insensitively.
+    func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Whether the comma-separated values of `name` include `token`, case-insensitively.
+    func hasToken(_ token: String, in name: String) -> Bool {
+        values(name).contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(token) == .orderedSame }
+        }
+    }
+
+    /// The fields as one dictionary: repeated names (in any spelling) joined with ", " under the
+    /// first spelling, as HTTP allows for list fields.
+    var joinedFields: [String: String] {
+        var result: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for (name, value) in fields {
+            let key = name.lowercased()
+            if let first = spelling[key] {
+                result[first] = (result[first] ?? "") + ", " + value
+            } else {
+                spelling[key] = name
+                result[name] = value
+            }
+        }
+        return result
+    }
+}
+
+/// Why a response could not be read.
+enum ResponseDecodingError: Error, Equatable, CustomStringConvertible {
+    case badStatusLine
+    case badHeaderField
+    case headerTooLarge(limit: Int)
+    case badContentLength
+    case badChunk
+    case bodyTruncated
+    case unexpectedEnd
+
+    var description: String {
+        switch self {
+        case .badStatusLine: return "The response's status line is malformed."
+        case .badHeaderField: return "A response header field is malformed."
+        case .headerTooLarge(let limit): return "The response's header section is larger than \(limit) bytes."
+        case .badContentLength: return "The response's Content-Length is invalid or contradicts itself."
+        case .badChunk: return "The response's chunked body is malformed."
+        case .bodyTruncated: return "The connection closed before the end of the response body."
+        case .unexpectedEnd: return "The connection closed before a complete response arrived."
+        }
+    }
+}
+
+/// Reads one HTTP/1.1 response at a time out of a ``ReadBuffer``, as bytes arrive (RFC 9112).
+///
+/// Interim (1xx) responses are skipped. The body is delimited by `Transfer-Encoding: chunked`
+/// (trailers read and dropped), `Content-Length`, or the end of the connection; a response to
+/// HEAD, a 204 and a 304 have none.
+struct ResponseDecoder {
+    enum Event: Equatable {
+        case head(ResponseHead)
+        case body(Data)
+        /// The response is complete; `reusable` tells whether the connection may carry another.
+        case end(reusable: Bool)
+    }
+
+    private enum Framing: Equatable {
+        case none
+        case length(Int64)
+        case chunked
+        case untilClose
+    }
+
+    private enum State: Equatable {
+        case head
+        case fixed(remaining: Int64)
+        case chunkSize
+        case chunkData(remaining: Int64)
+        case chunkDataEnd
+        case trailers(size: Int)
+        case untilClose
+        /// The body is complete; the end is yet to be reported.
+        case done
+        case finished
+    }
+
+    /// The largest header section (status line included) accepted, in bytes.
+    let headerLimit: Int
+    /// Whether the request was a HEAD (its response has no body whatever its headers say).
+    let isHeadRequest: Bool
+
+    private var state = State.head
+    private var keepAlive = true
+    private var scanOffset = 0
+    private var headLines: [Range<Int>] = []
+
+    init(isHeadRequest: Bool, headerLimit: Int = 65_536) {
+        self.isHeadRequest = isHeadRequest
+        self.headerLimit = headerLimit
+    }
+
+    /// Whether the whole response was read and its end reported.
+    var isFinished: Bool { state == .finished }
+    /// Whether a response head was read (so the response began).
+    private(set) var receivedHead = false
+
+    /// The next event the buffered bytes make, or `nil` when more bytes are needed.
+    mutating func next(_ buffer: inout ReadBuffer) throws(ResponseDecodingError) -> Event? {
+        switch state {
+        case .head:
+            guard let head = try readHead(&buffer) else { return nil }
+            return .head(head)
+        case .fixed(let remaining):
+            guard !buffer.isEmpty else { return nil }
+            let count = Int(min(Int64(buffer.count), remaining))
+            let data = buffer.take(count)
+            state = remaining == Int64(count) ? .done : .fixed(remaining: remaining - Int64(count))
+            return .body(data)
+        case .chunkSize:
+            guard let end = buffer.lineEnd(limit: 1024) else {
+                if buffer.count >= 1024 { throw .badChunk }
+                return nil
+            }
+            let size = try Self.chunkSize(buffer.slice(0..<end))
+            buffer.skip(end)
+            state = size == 0 ? .trailers(size: 0) : .chunkData(remaining: size)
+            return try next(&buffer)
+        case .chunkData(let remaining):
+            guard !buffer.isEmpty else { return nil }
+            let count = Int(min(Int64(buffer.count), remaining))
+            let data = buffer.take(count)
+            state = remaining == Int64(count) ? .chunkDataEnd : .chunkData(remaining: remaining - Int64(count))
+            return .body(data)
+        case .chunkDataEnd:
+            guard buffer.count >= 1 else { return nil }
+            if buffer[0] == 0x0A {
+                buffer.skip(1)
+            } else {
+                guard buffer.count >= 2 else { return nil }
+                guard buffer[0] == 0x0D, buffer[1] == 0x0A else { throw .badChunk }
+                buffer.skip(2)
+            }
+            state = .chunkSize
+            return try next(&buffer)
+        case .trailers(let size):
+            guard let end = buffer.lineEnd(limit: headerLimit - size) else {
+                if buffer.count >= headerLimit - size { throw .headerTooLarge(limit: headerLimit) }
+                return nil
+            }
+            let line = buffer.slice(0..<end)
+            buffer.skip(end)
+            if Self.isBlank(line) {
+                state = .done
+                return try next(&buffer)
+            }
+            state = .trailers(size: size + end)
+            return try next(&buffer)
+        case .untilClose:
+            guard !buffer.isEmpty else { return nil }
+            return .body(buffer.take(buffer.count))
+        case .done:
+            state = .finished
+            return .end(reusable: keepAlive && buffer.isEmpty)
+        case .finished:
+            return nil
+        }
+    }
+
+    /// What the end of the connection means now: the last event, or an error if the response is
+    /// incomplete.
+    mutating func connectionClosed(_ buffer: inout ReadBuffer) throws(ResponseDecodingError) -> Event? {
+        switch state {
+        case .untilClose, .done:
+            state = .finished
+            return .end(reusable: false)
+        case .finished:
+            return nil
+        case .head:
+            throw .unexpectedEnd
+        default:
+            throw .bodyTruncated
+        }
+    }
+
+    // MARK: Head
+
+    private mutating func readHead(_ buffer: inout ReadBuffer) throws(ResponseDecodingError) -> ResponseHead? {
+        // Lines found so far are remembered (as offsets into the unconsumed bytes, which don't move
+        // until the head is consumed), so a head arriving a byte at a time is scanned once.
+        while true {
+            guard let end = buffer.lineEnd(from: scanOffset, limit: headerLimit) else {
+                if buffer.count >= headerLimit { throw .headerTooLarge(limit: headerLimit) }
+                return nil
+            }
+            let line = scanOffset..<end
+            scanOffset = end
+            guard Self.isBlank(buffer.slice(line)) else {
+                headLines.append(line)
+                continue
+            }
+            if headLines.isEmpty {
+                // Tolerate empty lines before the status line (RFC 9112 §2.2).
+                buffer.skip(end)
+                scanOffset = 0
+                continue
+            }
+            let head = try Self.parseHead(headLines.map { buffer.slice($0) })
+            buffer.skip(end)
+            scanOffset = 0
+            headLines.removeAll(keepingCapacity: true)
+            if (100..<200).contains(head.status), head.status != 101 {
+                // An interim response: the final one follows.
+                continue
+            }
+            receivedHead = true
+            try frame(head)
+            return head
+        }
+    }
+
+    private mutating func frame(_ head: ResponseHead) throws(ResponseDecodingError) {
+        let connection = head.values("Connection")
+        if head.hasToken("close", in: "Connection") {
+            keepAlive = false
+        } else if head.major == 1 && head.minor == 0 {
+            keepAlive = connection.contains { $0.range(of: "keep-alive", options: .caseInsensitive) != nil }
+        }
+        let framing: Framing
+        if isHeadRequest || head.status == 204 || head.status == 304 || head.status == 101 {
+            framing = .none
+            if head.status == 101 { keepAlive = false }
+        } else if !head.values("Transfer-Encoding").isEmpty {
+            let codings = head.values("Transfer-Encoding").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if codings.last == "chunked" {
+                framing = .chunked
+            } else {
+                framing = .untilClose
+            }
+            // Both framings at once may be an attempt at smuggling: don't trust the connection again.
+            if !head.values("Content-Length").isEmpty { keepAlive = false }
+        } else if let length = try Self.contentLength(head) {
+            framing = .length(length)
+        } else {
+            framing = .untilClose
+        }
+        switch framing {
+        case .none, .length(0): state = .done
+        case .length(let length): state = .fixed(remaining: length)
+        case .chunked: state = .chunkSize
+        case .untilClose:
+            keepAlive = false
+            state = .untilClose
+        }
+    }
+
+    private static func contentLength(_ head: ResponseHead) throws(ResponseDecodingError) -> Int64? {
+        let values = head.values("Content-Length").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        guard !values.isEmpty else { return nil }
+        var length: Int64?
+        for value in values {
+            let digits = value.trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let parsed = Int64(digits) else {
+                throw .badContentLength
+            }
+            if let length, length != parsed { throw .badContentLength }
+            length = parsed
+        }
+        return length
+    }
+
+    private static func parseHead(_ lines: [ArraySlice<UInt8>]) throws(ResponseDecodingError) -> ResponseHead {
+        guard let first = lines.first else { throw .badStatusLine }
+        var head = try parseStatusLine(trimmed(first))
+        for line in lines.dropFirst() {
+            let line = trimmed(line)
+            guard let first = line.first, first != 0x20, first != 0x09 else {
+                // Obsolete line folding is refused (RFC 9112 §5.2 allows it).
+                throw .badHeaderField
+            }
+            guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { throw .badHeaderField }
+            let name = line[line.startIndex..<colon]
+            guard name.allSatisfy(isTokenByte) else { throw .badHeaderField }
+            let rawValue = line[(colon + 1)...]
+            guard rawValue.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badHeaderField }
+            let value = String(decoding: rawValue, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            head.fields.append((String(decoding: name, as: UTF8.self), value))
+        }
+        return head
+    }
+
+    private static func parseStatusLine(_ line: ArraySlice<UInt8>) throws(ResponseDecodingError) -> ResponseHead {
+        // HTTP/x.y SP 3DIGIT [SP reason]
+        let bytes = Array(line)
+        guard bytes.count >= 12, bytes.starts(with: Array("HTTP/".utf8)),
+              isDigit(bytes[5]), bytes[6] == 0x2E, isDigit(bytes[7]), bytes[8] == 0x20,
+              isDigit(bytes[9]), isDigit(bytes[10]), isDigit(bytes[11]),
+              bytes.count == 12 || bytes[12] == 0x20
+        else { throw .badStatusLine }
+        let major = Int(bytes[5] - 0x30)
+        let minor = Int(bytes[7] - 0x30)
+        guard major == 1 else { throw .badStatusLine }
+        let status = Int(bytes[9] - 0x30) * 100 + Int(bytes[10] - 0x30) * 10 + Int(bytes[11] - 0x30)
+        guard status >= 100 else { throw .badStatusLine }
+        let reasonBytes = bytes.count > 13 ? bytes[13...] : []
+        guard reasonBytes.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badStatusLine }
+        return ResponseHead(major: major, minor: minor, status: status, reason: String(decoding: reasonBytes, as: UTF8.self), fields: [])
+    }
+
+    /// The size of a chunk from its size line (`1a;ext=1\r\n`).
+    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(ResponseDecodingError) -> Int64 {
+        let line = trimmed(line)
+        var size: Int64 = 0
+        var digits = 0
+        for byte in line {
+            let value: Int64
+            switch byte {
+            case 0x30...0x39: value = Int64(byte - 0x30)
+            case 0x41...0x46: value = Int64(byte - 0x41 + 10)
+            case 0x61...0x66: value = Int64(byte - 0x61 + 10)
+            case 0x3B, 0x20, 0x09:
+                // Extensions follow; they are ignored.
+                guard digits > 0 else { throw .badChunk }
+                return size
+            default: throw .badChunk
+            }
+            digits += 1
+            guard digits <= 15 else { throw .badChunk }
+            size = size * 16 + value
+        }
+        guard digits > 0 else { throw .badChunk }
+        return size
+    }
+
+    /// `line` without its line ending (`\r\n` or a bare `\n`).
+    private static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var line = line
+        if line.last == 0x0A { line = line.dropLast() }
+        if line.last == 0x0D { line = line.dropLast() }
+        return line
+    }
+
+    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        trimmed(line).isEmpty
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+
+    /// A `tchar` of RFC 9110 §5.6.2.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+        default: return false
+        }
+    }
+}
