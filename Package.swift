@@ -28,14 +28,20 @@ let package = Package(
             dependencies: ["PlaygroundKit"],
             path: "Playground-CLI/Sources/playground"
         ),
+        // What the network suites share: running each test on every transport.
+        .target(
+            name: "JewzruxinTestSupport",
+            dependencies: ["Jewzruxin"],
+            path: "Tests/JewzruxinTestSupport"
+        ),
         .testTarget(
             name: "JewzruxinTests",
-            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth"],
+            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth", "JewzruxinTestSupport"],
             resources: [.copy("Resources")]
         ),
         .testTarget(
             name: "JewzruxinFluentTests",
-            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox"]
+            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport"]
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",

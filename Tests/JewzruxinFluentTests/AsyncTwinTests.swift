@@ -4,12 +4,13 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The async twins of the handlers: `response()`, `data()`, `json()`, `string()`, `decode(_:)`.
-@Suite("Async twins")
+@Suite("Async twins", .onEveryTransport)
 struct AsyncTwinTests {
     @Test("response, data, json, string and decode return what the handlers get")
     func values() async throws {

@@ -4,12 +4,13 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// hotpotato's content handler shortcuts: they configure the cycle before it starts.
-@Suite("Content handler shortcuts")
+@Suite("Content handler shortcuts", .onEveryTransport)
 struct ContentShortcutTests {
     @Test("asJSON then responseJSON: the cycle parses with a JSONParser and the handler gets its value")
     func asJSON() async throws {

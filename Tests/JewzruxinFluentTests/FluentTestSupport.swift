@@ -4,6 +4,7 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,12 +15,12 @@ func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
 }
 
 /// A session whose delegate queue is a private serial queue (so handlers without a queue of
-/// their own run there, not on the main queue), with no retries.
+/// their own run there, not on the main queue), with no retries, on the transport under test.
 func makeSession() -> HTTPSession {
     let queue = OperationQueue()
     queue.name = "JewzruxinFluentTests.delegate"
     queue.maxConcurrentOperationCount = 1
-    let session = HTTPSession(configuration: .ephemeral, delegateQueue: queue)
+    let session = HTTPSession(configuration: .ephemeral, delegateQueue: queue, transport: TransportUnderTest.current.transport)
     session.retryPolicy.maximumRetryCount = 0
     session.networkActivityIndicator = nil
     return session

@@ -2,9 +2,10 @@ import Foundation
 import Jewzruxin
 @testable import JewzruxinFluent
 import Testing
+import JewzruxinTestSupport
 
 /// The order of handlers as plain transitions, with no network and no queues.
-@Suite("Handler chain")
+@Suite("Handler chain", .onEveryTransport)
 struct HandlerChainTests {
     private typealias Chain = ServiceTask.HandlerChain
     private typealias Outcome = ServiceTask.Outcome

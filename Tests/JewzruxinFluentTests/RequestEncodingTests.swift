@@ -4,12 +4,13 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// How a ``WebService`` turns a path, parameters and options into the request the server gets.
-@Suite("Request encoding")
+@Suite("Request encoding", .onEveryTransport)
 struct RequestEncodingTests {
     @Test("paths join the base URL with one slash, keep their query; absolute URLs are used as they are", arguments: [
         ("http://host", "/stores", "http://host/stores"),

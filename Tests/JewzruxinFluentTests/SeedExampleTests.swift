@@ -4,6 +4,7 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,7 +12,7 @@ import FoundationNetworking
 /// Every code example of the Swallow README (seed 004), against the sandbox: `https://storelocator/`
 /// and `http://httpbin.org` become the sandbox, `/get` and `/post` its `/inspect/` endpoint, which
 /// answers with what it received.
-@Suite("Swallow seed examples")
+@Suite("Swallow seed examples", .onEveryTransport)
 struct SeedExampleTests {
     @Test("Usage: searchStores(zipCode:) then responseAsStoresModels gets the stores; no error")
     func usage() async throws {

@@ -4,13 +4,14 @@ import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The chain of a ``ServiceTask`` against the sandbox: order, queues, errors, late handlers,
 /// starting and cancelling.
-@Suite("Service tasks")
+@Suite("Service tasks", .onEveryTransport)
 struct ServiceTaskTests {
     private struct Thrown: Error, Equatable {
         let name: String
@@ -315,7 +316,7 @@ struct ServiceTaskTests {
     func mainQueueByDefault() async throws {
         _ = markMainQueue
         try await withSandbox { sandbox in
-            let session = HTTPSession(configuration: .ephemeral)
+            let session = HTTPSession(configuration: .ephemeral, transport: TransportUnderTest.current.transport)
             #expect(session.delegateQueue === OperationQueue.main)
             let recorder = Recorder()
             let other = makeNamedQueue("other")

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -12,7 +13,7 @@ import FoundationNetworking
 /// The class-level defaults of ``SelectiveDiscarder`` are global: while a test changes them, a test
 /// creating a handler with the default settings elsewhere would see the change. Nesting every suite
 /// that creates handlers here keeps them apart; the whole set still takes well under a second or two.
-@Suite("Content handlers", .serialized)
+@Suite("Content handlers", .serialized, .onEveryTransport)
 struct ContentHandlingTests {}
 
 /// Starts a cycle for `url` with `handler` as its content handler and waits for its completion.

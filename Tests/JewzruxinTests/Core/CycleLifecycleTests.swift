@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
-@Suite("Cycle lifecycle: cancel, restart, async")
+@Suite("Cycle lifecycle: cancel, restart, async", .onEveryTransport)
 struct CycleLifecycleTests {
     @Test("cancel(explicitly: true) never calls the completion handler")
     func explicitCancel() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
-@Suite("Headers")
+@Suite("Headers", .onEveryTransport)
 struct HeaderTests {
     @Test("response headers are found whatever the case of the name")
     func caseInsensitive() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
-@Suite("Query parameters")
+@Suite("Query parameters", .onEveryTransport)
 struct QueryMergingTests {
     @Test("reserved, space, plus and non-ASCII characters are percent-encoded", arguments: [
         ("a&b", "a%26b"), ("a=b", "a%3Db"), ("1+1", "1%2B1"), ("two words", "two%20words"),

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Races between cancel, restart and completion")
+@Suite("Races between cancel, restart and completion", .onEveryTransport)
 struct RaceTests {
     @Test("cancel racing completion: every cycle's handler runs exactly once")
     func cancelRacingCompletion() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
-@Suite("response.text over the wire")
+@Suite("response.text over the wire", .onEveryTransport)
 struct ResponseTextTests {
     static let samples: [(label: String, text: String)] = [
         ("gb18030", "中文编码测试"),

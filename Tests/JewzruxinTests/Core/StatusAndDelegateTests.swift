@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
@@ -16,7 +17,7 @@ final class OnlyServerErrorsFail: HTTPSessionDelegate {
 /// A delegate that keeps the default.
 final class DefaultDelegate: HTTPSessionDelegate {}
 
-@Suite("Status codes and the session delegate")
+@Suite("Status codes and the session delegate", .onEveryTransport)
 struct StatusAndDelegateTests {
     @Test("4xx and 5xx end in a status error whose response and body stay readable", arguments: [400, 401, 404, 418, 500, 502, 503, 599])
     func errorStatuses(code: Int) async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -49,13 +50,14 @@ final class CallCounter: Sendable {
     var labels: [String] { calls.withLock { $0 } }
 }
 
-/// A session whose handlers run on a private serial queue, so a test can drain that queue.
+/// A session whose handlers run on a private serial queue, so a test can drain that queue, on the
+/// transport under test.
 func makeSession(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> HTTPSession {
     let configuration = URLSessionConfiguration.ephemeral
     configure(configuration)
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
-    return HTTPSession(configuration: configuration, delegateQueue: queue)
+    return HTTPSession(configuration: configuration, delegateQueue: queue, transport: TransportUnderTest.current.transport)
 }
 
 extension HTTPSession {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Transport: bodies, drops, redirects, load")
+@Suite("Transport: bodies, drops, redirects, load", .onEveryTransport)
 struct TransportTests {
     @Test("a large body arrives whole and in order", arguments: [false, true])
     func largeBody(chunked: Bool) async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinAuth
 import JewzruxinSandbox
 
-@Suite("Authentication")
+@Suite("Authentication", .onEveryTransport)
 struct AuthenticationTests {
     static let good = BasicAuthentication(username: "test", password: "12345")
     static let wrong = BasicAuthentication(username: "test", password: "54321")

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -35,7 +36,7 @@ final class RetryWatcher: HTTPSessionDelegate {
     }
 }
 
-@Suite("Auto retry")
+@Suite("Auto retry", .onEveryTransport)
 struct RetryTests {
     @Test("503 twice then 200 succeeds after 2 retries")
     func retriesThenSucceeds() async throws {

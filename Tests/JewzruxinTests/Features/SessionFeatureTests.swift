@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -21,7 +22,7 @@ final class QueueRecordingProcessor: HTTPProcessor, @unchecked Sendable {
     }
 }
 
-@Suite("Sessions, queues, timeouts and activity")
+@Suite("Sessions, queues, timeouts and activity", .onEveryTransport)
 struct SessionFeatureTests {
     @Test("Timeout (seed): 1 s timeouts against a 2 s delay end in timedOut")
     func seedTimeout() async throws {
@@ -29,7 +30,7 @@ struct SessionFeatureTests {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = 1
             configuration.timeoutIntervalForResource = 1
-            let session = HTTPSession(configuration: configuration)
+            let session = HTTPSession(configuration: configuration, transport: TransportUnderTest.current.transport)
             session.retryPolicy.maximumRetryCount = 0
             let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo?delay=2"))), session: session)
             let result = try await outcome { handler in
@@ -76,7 +77,7 @@ struct SessionFeatureTests {
         try await withSandbox { sandbox in
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForResource = 0.5
-            let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue())
+            let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: TransportUnderTest.current.transport)
             session.retryPolicy = RetryPolicy(maximumRetryCount: 100, retryDelay: 10)
             let result = try await outcome { try HTTPCycle.get(sandbox.string("/flaky/?key=dl&fail=100"), session: session, completionHandler: $0) }
             guard case HTTPError.transport(let error)? = result.error else {
@@ -96,7 +97,7 @@ struct SessionFeatureTests {
             let delegate = OperationQueue()
             delegate.name = "test.delegate"
             delegate.maxConcurrentOperationCount = 1
-            let session = HTTPSession(configuration: .ephemeral, delegateQueue: delegate, workerQueue: worker)
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: delegate, workerQueue: worker, transport: TransportUnderTest.current.transport)
             let processor = QueueRecordingProcessor()
             session.requestProcessors = [processor]
             session.responseProcessors = [processor]

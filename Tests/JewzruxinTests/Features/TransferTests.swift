@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
@@ -28,7 +29,7 @@ extension HTTPSession {
     }
 }
 
-@Suite("Upload and download")
+@Suite("Upload and download", .onEveryTransport)
 struct TransferTests {
     @Test("Upload a Data: the body arrives and progress adds up to its size")
     func uploadData() async throws {

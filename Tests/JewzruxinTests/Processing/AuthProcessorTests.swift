@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -7,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// ``HTTPBasicAuthProcessor`` and ``HTTPBearerProcessor``.
-@Suite("Authorization processors")
+@Suite("Authorization processors", .onEveryTransport)
 struct AuthProcessorTests {
     static func request() throws -> HTTPRequest {
         HTTPRequest(url: try #require(URL(string: "https://api.example.com/user/")))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -111,7 +112,7 @@ extension FormTests {
         }
     }
 
-    @Suite("HTTPFormProcessor against the sandbox")
+    @Suite("HTTPFormProcessor against the sandbox", .onEveryTransport)
     struct EndToEnd {
         @Test("A form POST round-trips through /dumpupload/")
         func roundTrip() async throws {

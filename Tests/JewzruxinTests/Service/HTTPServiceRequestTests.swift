@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
-@Suite("HTTPService requests")
+@Suite("HTTPService requests", .onEveryTransport)
 struct HTTPServiceRequestTests {
     @Test("The seed's GitHub example: search repositories, JSON parsed into response.object")
     func gitHubSearch() async throws {

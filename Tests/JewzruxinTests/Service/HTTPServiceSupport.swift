@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
@@ -9,7 +10,7 @@ final class GitHubService: HTTPService, @unchecked Sendable {
     override class var serviceName: String { "github" }
 
     override class func defaultSession() -> HTTPSession {
-        let session = HTTPSession()
+        let session = HTTPSession(transport: TransportUnderTest.current.transport)
         session.requestProcessors = [HTTPJSONProcessor()]
         session.responseProcessors = [HTTPJSONProcessor()]
         return session

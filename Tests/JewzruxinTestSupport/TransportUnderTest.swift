@@ -1,0 +1,62 @@
+import Foundation
+import Jewzruxin
+import Testing
+
+/// The transports the network suites run on: each test of a suite marked ``Trait/onEveryTransport``
+/// runs once per transport, with ``current`` set, and the suites' `makeSession` helpers build their
+/// sessions on it.
+///
+/// `JEWZRUXIN_TEST_TRANSPORT=native` (or `urlSession`) limits a run to one transport, to tell
+/// which one a failure belongs to.
+public enum TransportUnderTest: String, CaseIterable, Sendable, CustomStringConvertible {
+    case urlSession
+    case native
+
+    /// The transport of the test running now (URLSession outside a parameterised suite).
+    @TaskLocal public static var current = TransportUnderTest.urlSession
+
+    /// The transports to run on: all, or the one named by `JEWZRUXIN_TEST_TRANSPORT`.
+    public static var selected: [TransportUnderTest] {
+        guard let name = ProcessInfo.processInfo.environment["JEWZRUXIN_TEST_TRANSPORT"],
+              let only = TransportUnderTest(rawValue: name)
+        else { return allCases }
+        return [only]
+    }
+
+    /// What to give `HTTPSession(transport:)`.
+    public var transport: (any HTTPTransport)? {
+        switch self {
+        case .urlSession: return nil
+        case .native: return .native
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// Runs each test case once per selected transport.
+public struct OnEveryTransportTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite's own scope runs once; its test cases run per transport.
+        guard testCase != nil else {
+            try await function()
+            return
+        }
+        for transport in TransportUnderTest.selected {
+            do {
+                try await TransportUnderTest.$current.withValue(transport) { try await function() }
+            } catch {
+                Issue.record(error, "on the \(transport) transport")
+            }
+        }
+    }
+}
+
+extension Trait where Self == OnEveryTransportTrait {
+    /// Runs each test once on URLSession and once on the native transport.
+    public static var onEveryTransport: Self { OnEveryTransportTrait() }
+}
