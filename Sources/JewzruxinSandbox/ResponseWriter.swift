@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What the connection should do after a response was written.
 enum ResponseOutcome: Equatable {
     /// Serve the next request on the same connection.
@@ -25,6 +33,10 @@ enum ResponseWriter {
         _ response: SandboxResponse, for head: RequestHead?, keepAlive: Bool, to stream: SocketStream
     ) throws(RequestError) -> ResponseOutcome {
         if response.delay > 0, !stream.stop.sleep(response.delay) { throw .stopped }
+        if let fault = response.wireFault {
+            try play(fault, on: stream)
+            return .dropped
+        }
 
         let status = response.status
         let isHead = head?.method == "HEAD"
@@ -99,6 +111,26 @@ enum ResponseWriter {
         }
         try stream.write(output)
         return closeAfter ? .close : .keepOpen
+    }
+
+    /// Plays a connection-level fault and closes the connection. When it throws, the
+    /// connection is still open (the caller closes it).
+    private static func play(_ fault: SandboxResponse.WireFault, on stream: SocketStream) throws(RequestError) {
+        switch fault {
+        case let .raw(bytes, reset):
+            try stream.write(bytes)
+            if reset {
+                ScriptedServerCore.reset(stream.fd)
+            } else {
+                stream.abruptClose()
+            }
+        case let .stall(seconds):
+            // Ends early when the client closes (readable at EOF) or sends anything more.
+            guard stream.stop.wait(for: stream.fd, events: Int16(POLLIN), timeout: seconds) != .stopped else {
+                throw .stopped
+            }
+            stream.abruptClose()
+        }
     }
 
     /// The status line and header section, with CR/LF/NUL in names or values neutralised

@@ -20,6 +20,9 @@ import Foundation
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
 //
+// Faults (closes, resets, stalls, 503 storms, redirect loops, truncated gzip…) live under
+// /fault/; see Sandbox+Faults.swift.
+//
 // Anything else is 404; a known path with a wrong method is 405 with `Allow`.
 
 extension Sandbox {
@@ -51,6 +54,7 @@ extension Sandbox {
         core.addRoute("/stores", storeLocator)
         registerFlakyEndpoint(on: core)
         registerAuthEndpoints(on: core)
+        registerFaultEndpoints(on: core)
     }
 
     /// Turns a throwing endpoint into a handler that answers parameter errors with 400.

@@ -137,6 +137,15 @@ public final class Sandbox: Sendable {
         core.flakyCounters.count(for: key)
     }
 
+    /// How many `/fault/retry-after`, `/fault/unauthorized`, `/fault/redirect-loop/…` and
+    /// `/fault/redirect-chain/…` requests have been counted for `key` (0 if none).
+    ///
+    /// The endpoints share one counter per key, so use a distinct key per endpoint in a test.
+    /// Requests answered with 400 are not counted.
+    public func requestCount(forFaultKey key: String) -> Int {
+        core.faultCounters.count(for: key)
+    }
+
     /// The number of accepted connections that are still open.
     public var openConnectionCount: Int { core.openConnectionCount }
 

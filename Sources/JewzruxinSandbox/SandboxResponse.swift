@@ -12,6 +12,16 @@ import Foundation
 /// `Connection: close`. Any such headers in ``headers`` are ignored.
 /// Responses with status 1xx, 204 or 304, and responses to `HEAD`, never carry a body.
 public struct SandboxResponse: Sendable {
+    /// What the connection does instead of sending a well-formed response.
+    enum WireFault: Sendable {
+        /// Send these bytes as they are (possibly none, or a cut response), then end the
+        /// connection: in order (FIN) or, when `reset`, with a TCP reset.
+        case raw(Data, reset: Bool)
+        /// Send nothing for this many seconds (less if the client closes its side or the
+        /// sandbox stops), then close the connection.
+        case stall(TimeInterval)
+    }
+
     /// How the body is framed on the wire.
     public enum TransferEncoding: Sendable, Equatable {
         /// A `Content-Length` header and the raw bytes (the default).
@@ -59,6 +69,9 @@ public struct SandboxResponse: Sendable {
     /// to keep it alive.
     public var closesConnection: Bool
 
+    /// A connection-level fault played instead of a response (the `/fault/` endpoints).
+    var wireFault: WireFault?
+
     /// Creates a response.
     ///
     /// Without arguments this is an empty `200 OK`. The delivery modes (``delay``,
@@ -79,6 +92,7 @@ public struct SandboxResponse: Sendable {
         self.dripInterval = nil
         self.dropAfter = nil
         self.closesConnection = false
+        self.wireFault = nil
     }
 
     /// A `text/plain; charset=utf-8` response.

@@ -43,6 +43,8 @@ final class ServerCore: Sendable {
     let digestNonces = DigestNonceStore()
     /// Per-key request counters of `/flaky/`.
     let flakyCounters = FlakyCounters()
+    /// Per-key request counters of the `/fault/` endpoints.
+    let faultCounters = FlakyCounters()
     private let state = Locked(State())
 
     init(stopSignal: StopSignal) {

@@ -1,0 +1,211 @@
+import Foundation
+
+// `/fault/` endpoints: responses that break in the ways a client must survive. Any method.
+// Counters are per `key` (each distinct key counts separately, empty by default) and read with
+// `Sandbox.requestCount(forFaultKey:)`; requests answered 400 are not counted.
+//
+// | Path                         | Parameters (default)              | Behaviour                                          |
+// |------------------------------|-----------------------------------|----------------------------------------------------|
+// | /fault/close-before-headers  |                                   | reads the request, closes (FIN), sends nothing     |
+// | /fault/close-mid-headers     |                                   | sends part of a header section, then closes        |
+// | /fault/close-mid-body        | length (1000), sent (length / 2)  | Content-Length: length, `sent` bytes, closes       |
+// | /fault/close-mid-chunked     | sent (500), chunk (100)           | chunked, `sent` bytes, closes before the last chunk|
+// | /fault/reset                 | sent (0)                          | first `sent` bytes of a 200 response, then RST     |
+// | /fault/stall                 | seconds (10)                      | nothing for `seconds` (or until the client closes  |
+// |                              |                                   | or the sandbox stops), then closes                 |
+// | /fault/slow-body             | n (20), interval_ms (10)          | n pattern bytes, one every interval_ms; succeeds   |
+// | /fault/retry-after           | key, n (1), seconds (1)           | 503 with `Retry-After: seconds` n times, then 200  |
+// | /fault/unauthorized          | key                               | always 401, `WWW-Authenticate: Basic realm=…`      |
+// | /fault/redirect-loop/a, /b   | key, code (302)                   | a → b → a → … (query kept)                         |
+// | /fault/redirect-chain/N      | key, code (302)                   | N → N−1 → … → 0, which answers 200 `end of chain`  |
+// | /fault/truncated-gzip        | n (4096), cut (half)              | gzip of n pattern bytes minus its last `cut` bytes |
+// | /fault/large                 | n (1048576), chunked (0), chunk   | n pattern bytes (as /bytes/n)                      |
+
+extension Sandbox {
+    /// The longest `/fault/redirect-chain/N`.
+    static let maximumRedirectChain: Int64 = 1000
+    /// The partial header section `/fault/close-mid-headers` sends.
+    static let partialHeaderSection = "HTTP/1.1 200 OK\r\nContent-Type: text/pla"
+    /// The body size of the response `/fault/reset` cuts.
+    static let resetBodySize: Int64 = 100
+
+    /// Adds the `/fault/` endpoints, counting in the sandbox's fault counters.
+    static func registerFaultEndpoints(on core: ServerCore) {
+        let counters = core.faultCounters
+        core.addRoute("/fault/close-before-headers") { _ in rawFault(Data(), reset: false) }
+        core.addRoute("/fault/close-mid-headers") { _ in rawFault(Data(partialHeaderSection.utf8), reset: false) }
+        core.addRoute("/fault/close-mid-body", guarded(closeMidBody))
+        core.addRoute("/fault/close-mid-chunked", guarded(closeMidChunked))
+        core.addRoute("/fault/reset", guarded(resetFault))
+        core.addRoute("/fault/stall", guarded(stall))
+        core.addRoute("/fault/slow-body", guarded(slowBody))
+        core.addRoute("/fault/retry-after", guarded { request throws(ParameterError) in
+            try retryAfter(request, counters: counters)
+        })
+        core.addRoute("/fault/unauthorized") { request in
+            _ = counters.record(request.queryValue("key") ?? "")
+            return unauthorized(challenge: "Basic realm=\"\(authRealm)\"")
+        }
+        core.addRoute("/fault/redirect-loop/*", guarded { request throws(ParameterError) in
+            try redirectLoop(request, counters: counters)
+        })
+        core.addRoute("/fault/redirect-chain/*", guarded { request throws(ParameterError) in
+            try redirectChain(request, counters: counters)
+        })
+        core.addRoute("/fault/truncated-gzip", guarded(truncatedGzip))
+        core.addRoute("/fault/large", guarded(large))
+    }
+
+    /// A response replaced by `bytes` and a close (or reset).
+    static func rawFault(_ bytes: Data, reset: Bool) -> SandboxResponse {
+        var response = SandboxResponse()
+        response.wireFault = .raw(bytes, reset: reset)
+        return response
+    }
+
+    static func closeMidBody(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let length = try integer(request, "length", default: 1000, in: 1...maximumGeneratedBytes)
+        let sent = try integer(request, "sent", default: length / 2, in: 0...(length - 1))
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: length))
+        response.dropAfter = sent
+        return response
+    }
+
+    static func closeMidChunked(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let sent = try integer(request, "sent", default: 500, in: 0...maximumGeneratedBytes)
+        let chunk = Int(try integer(request, "chunk", default: 100, in: 1...Int64(ResponseWriter.pieceSize)))
+        var response = SandboxResponse(
+            headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: sent + 1),
+            transferEncoding: .chunked(chunkSize: chunk))
+        response.dropAfter = sent
+        return response
+    }
+
+    /// The complete response `/fault/reset` cuts: 200 with a 100-byte pattern body.
+    static var resetVictim: Data {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(resetBodySize)\r\n\r\n"
+        return Data(head.utf8) + SandboxBody.expectedPattern(count: Int(resetBodySize))
+    }
+
+    static func resetFault(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let victim = resetVictim
+        let sent = Int(try integer(request, "sent", default: 0, in: 0...Int64(victim.count - 1)))
+        return rawFault(victim.prefix(sent), reset: true)
+    }
+
+    static func stall(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        var response = SandboxResponse()
+        response.wireFault = .stall(try seconds(request, "seconds", default: 10))
+        return response
+    }
+
+    static func slowBody(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 20, in: 0...maximumDripCount)
+        let interval = try integer(request, "interval_ms", default: 10, in: 0...Int64(maximumWait * 1000))
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: count))
+        response.dripInterval = Double(interval) / 1000
+        return response
+    }
+
+    static func retryAfter(_ request: SandboxRequest, counters: FlakyCounters) throws(ParameterError) -> SandboxResponse {
+        let failures = try integer(request, "n", default: 1, in: 0...maximumFlakyFailures)
+        let seconds = try integer(request, "seconds", default: 1, in: 0...86_400)
+        let attempt = counters.record(request.queryValue("key") ?? "")
+        if attempt > failures { return .text("ok after \(failures) failures") }
+        var response = SandboxResponse.text("unavailable \(attempt)", status: 503)
+        response.headers.add("Retry-After", String(seconds))
+        return response
+    }
+
+    /// A redirect with `code` (302 by default) to `path`, keeping the request's query.
+    static func redirect(_ request: SandboxRequest, to path: String) throws(ParameterError) -> SandboxResponse {
+        let code = try integer(request, "code", default: 302, in: 100...599)
+        guard [301, 302, 303, 307, 308].contains(code) else {
+            throw ParameterError("code must be one of 301, 302, 303, 307, 308")
+        }
+        let location = request.rawQuery.isEmpty ? path : path + "?" + request.rawQuery
+        var response = SandboxResponse.text("redirecting to \(location)\n", status: Int(code))
+        response.headers.add("Location", location)
+        return response
+    }
+
+    static func redirectLoop(_ request: SandboxRequest, counters: FlakyCounters) throws(ParameterError) -> SandboxResponse {
+        let next: String
+        switch ServerCore.normalize(request.path) {
+        case "/fault/redirect-loop/a": next = "/fault/redirect-loop/b"
+        case "/fault/redirect-loop/b": next = "/fault/redirect-loop/a"
+        default: throw ParameterError("use /fault/redirect-loop/a or /fault/redirect-loop/b")
+        }
+        let response = try redirect(request, to: next)
+        _ = counters.record(request.queryValue("key") ?? "")
+        return response
+    }
+
+    static func redirectChain(_ request: SandboxRequest, counters: FlakyCounters) throws(ParameterError) -> SandboxResponse {
+        let remaining = try pathNumber(request, after: "/fault/redirect-chain", in: 0...maximumRedirectChain)
+        let response = remaining == 0 ? .text("end of chain") : try redirect(request, to: "/fault/redirect-chain/\(remaining - 1)")
+        _ = counters.record(request.queryValue("key") ?? "")
+        return response
+    }
+
+    static func truncatedGzip(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
+        let gzip = Gzip.stored(SandboxBody.expectedPattern(count: Int(count)))
+        let cut = Int(try integer(request, "cut", default: Int64(gzip.count / 2), in: 0...Int64(gzip.count)))
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(gzip.prefix(gzip.count - cut)))
+        response.headers.add("Content-Encoding", "gzip")
+        return response
+    }
+
+    static func large(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 1 << 20, in: 0...maximumGeneratedBytes)
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: count))
+        if try flag(request, "chunked") {
+            response.transferEncoding = .chunked(chunkSize: try chunkSize(request))
+        }
+        return response
+    }
+}
+
+/// Builds gzip streams (RFC 1952) without compressing: the deflate data is stored blocks.
+enum Gzip {
+    /// `data` as a complete gzip member: header, stored deflate blocks, CRC-32 and size.
+    static func stored(_ data: Data) -> Data {
+        var output = Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF])
+        let bytes = [UInt8](data)
+        var offset = 0
+        repeat {
+            let length = min(0xFFFF, bytes.count - offset)
+            let final: UInt8 = offset + length == bytes.count ? 1 : 0
+            output.append(final)
+            output.append(contentsOf: littleEndian(UInt16(length)))
+            output.append(contentsOf: littleEndian(~UInt16(length)))
+            output.append(contentsOf: bytes[offset..<(offset + length)])
+            offset += length
+        } while offset < bytes.count
+        output.append(contentsOf: littleEndian(crc32(bytes)))
+        output.append(contentsOf: littleEndian(UInt32(truncatingIfNeeded: bytes.count)))
+        return output
+    }
+
+    /// The CRC-32 (IEEE 802.3, reflected) gzip uses.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        }
+        return ~crc
+    }
+
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 {
+            value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1
+        }
+        return value
+    }
+
+    private static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+}
