@@ -115,13 +115,9 @@ extension HTTPCycle {
     /// Why `request` can't be sent: a header whose name isn't an HTTP token, or whose value holds
     /// CR, LF or NUL (which would end the header early and let a caller's input add headers).
     static func headerError(in request: HTTPRequest) -> HTTPError? {
+        if let (name, reason) = request.invalidHeader { return .invalidHeader(name: name, reason: reason) }
         for (name, value) in request.core.allHTTPHeaderFields ?? [:] {
-            if name.isEmpty || !name.utf8.allSatisfy(ResponseDecoder.isTokenByte) {
-                return .invalidHeader(name: name, reason: "the name is not an HTTP token")
-            }
-            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-                return .invalidHeader(name: name, reason: "the value contains CR, LF or NUL")
-            }
+            if let reason = HTTPRequest.invalidity(name: name, value: value) { return .invalidHeader(name: name, reason: reason) }
         }
         return nil
     }

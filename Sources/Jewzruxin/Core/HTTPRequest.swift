@@ -41,8 +41,26 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Sets (or, with `nil`, removes) a request header, replacing any value it had.
+    ///
+    /// A name that is not an HTTP token, or a value with CR, LF or NUL (which could smuggle in
+    /// other headers), is not set: the cycle then fails with ``HTTPError/invalidHeader(name:reason:)``
+    /// before anything is sent.
     public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        if let value, let reason = Self.invalidity(name: field, value: value) {
+            invalidHeader = (field, reason)
+            return
+        }
         core.setValue(value, forHTTPHeaderField: field)
+    }
+
+    /// The first header refused by ``setValue(_:forHTTPHeaderField:)``, and why.
+    var invalidHeader: (name: String, reason: String)?
+
+    /// Why a header can't be sent as given, or `nil` when it can.
+    static func invalidity(name: String, value: String) -> String? {
+        if name.isEmpty || !name.utf8.allSatisfy(ResponseDecoder.isTokenByte) { return "the name is not an HTTP token" }
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) { return "the value contains CR, LF or NUL" }
+        return nil
     }
 
     /// The `URLRequest` that is handed to URLSession: ``core`` with ``data`` as its body.

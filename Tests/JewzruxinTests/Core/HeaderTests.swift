@@ -53,4 +53,21 @@ struct HeaderTests {
             #expect(seen.values("X-Gone").isEmpty)
         }
     }
+
+    @Test("a header that could smuggle another (CR, LF, NUL) or a name that isn't a token is refused before sending",
+          arguments: [("X-Note", "a\r\nX-Injected: 1"), ("X-Note", "a\nb"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("X:Y", "v")])
+    func headerInjection(name: String, value: String) async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/inspect/"))), session: session)
+            cycle.request.setValue(value, forHTTPHeaderField: name)
+            let result = try await outcome { handler in cycle.start(handler); return cycle }
+            guard case HTTPError.invalidHeader(let refused, _)? = result.error as? HTTPError else {
+                Issue.record("expected invalidHeader, got \(String(describing: result.error))")
+                return
+            }
+            #expect(refused == name)
+            #expect(result.response.statusCode == nil)
+        }
+    }
 }

@@ -215,18 +215,20 @@ struct ResponseDecoder {
             }
             state = .chunkSize
             return try next(&buffer)
-        case .trailers(let size):
-            guard let end = buffer.lineEnd(limit: headerLimit - size) else {
-                if buffer.count >= headerLimit - size { throw .headerTooLarge(limit: headerLimit) }
-                return nil
+        case .trailers(var size):
+            // Trailer fields are read and dropped, a line at a time, within the header limit.
+            while true {
+                guard let end = buffer.lineEnd(limit: headerLimit - size) else {
+                    if buffer.count >= headerLimit - size { throw .headerTooLarge(limit: headerLimit) }
+                    state = .trailers(size: size)
+                    return nil
+                }
+                let blank = Self.isBlank(buffer.slice(0..<end))
+                buffer.skip(end)
+                size += end
+                if blank { break }
             }
-            let line = buffer.slice(0..<end)
-            buffer.skip(end)
-            if Self.isBlank(line) {
-                state = .done
-                return try next(&buffer)
-            }
-            state = .trailers(size: size + end)
+            state = .done
             return try next(&buffer)
         case .untilClose:
             guard !buffer.isEmpty else { return nil }

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import Jewzruxin
+
+/// Decodes `input` fed in pieces of `piece` bytes (all at once when `nil`), then the end of the
+/// connection when `close` is set.
+private func decode(
+    _ input: String, head: Bool = false, piece: Int? = nil, close: Bool = true, limit: Int = 65_536
+) -> (events: [ResponseDecoder.Event], error: ResponseDecodingError?, leftover: Int) {
+    var decoder = ResponseDecoder(isHeadRequest: head, headerLimit: limit)
+    var buffer = ReadBuffer()
+    var events: [ResponseDecoder.Event] = []
+    let bytes = Array(input.utf8)
+    var offset = 0
+    do {
+        repeat {
+            let end = min(bytes.count, offset + (piece ?? bytes.count))
+            buffer.append(bytes[offset..<end])
+            offset = end
+            while let event = try decoder.next(&buffer) {
+                events.append(event)
+            }
+        } while offset < bytes.count
+        if close, let last = try decoder.connectionClosed(&buffer) { events.append(last) }
+    } catch {
+        return (events, error, buffer.count)
+    }
+    return (events, nil, buffer.count)
+}
+
+/// The body bytes of `events`, joined.
+private func body(_ events: [ResponseDecoder.Event]) -> String {
+    var data = Data()
+    for case .body(let part) in events { data += part }
+    return String(decoding: data, as: UTF8.self)
+}
+
+private func firstHead(_ events: [ResponseDecoder.Event]) -> ResponseHead? {
+    for case .head(let head) in events { return head }
+    return nil
+}
+
+@Suite("Native transport: response decoding")
+struct ResponseDecoderTests {
+    @Test("a Content-Length body, whole or a byte at a time", arguments: [nil, 1, 2, 7])
+    func contentLength(piece: Int?) throws {
+        let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\nx-a: 2\r\n\r\nhello", piece: piece, close: false)
+        #expect(result.error == nil)
+        let head = try #require(firstHead(result.events))
+        #expect(head.status == 200 && head.reason == "OK" && head.minor == 1)
+        #expect(head.values("X-A") == ["1", "2"])
+        #expect(head.joinedFields["X-A"] == "1, 2")
+        #expect(body(result.events) == "hello")
+        #expect(result.events.last == .end(reusable: true))
+    }
+
+    @Test("a chunked body with extensions and trailers", arguments: [nil, 1, 3])
+    func chunked(piece: Int?) {
+        let input = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=x\r\nhello\r\nA\r\n, chunked!\r\n0\r\nX-Trailer: t\r\n\r\n"
+        let result = decode(input, piece: piece, close: false)
+        #expect(result.error == nil)
+        #expect(body(result.events) == "hello, chunked!")
+        #expect(result.events.last == .end(reusable: true))
+    }
+
+    @Test("no Content-Length and no chunking: the body ends with the connection")
+    func untilClose() {
+        let result = decode("HTTP/1.1 200 OK\r\n\r\nall of it", piece: 4)
+        #expect(result.error == nil)
+        #expect(body(result.events) == "all of it")
+        #expect(result.events.last == .end(reusable: false))
+    }
+
+    @Test("HEAD, 204 and 304 have no body whatever their headers say")
+    func bodiless() {
+        let headResult = decode("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", head: true, close: false)
+        #expect(headResult.events.count == 2 && headResult.events.last == .end(reusable: true))
+        for status in [204, 304] {
+            let result = decode("HTTP/1.1 \(status) X\r\nContent-Length: 10\r\n\r\n", close: false)
+            #expect(result.events.last == .end(reusable: true), "\(status)")
+            #expect(body(result.events).isEmpty)
+        }
+    }
+
+    @Test("interim 1xx responses are skipped; the final one is reported")
+    func interim() throws {
+        let result = decode("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early\r\nLink: x\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", piece: 5, close: false)
+        #expect(try #require(firstHead(result.events)).status == 201)
+        #expect(result.events.count == 2)
+    }
+
+    @Test("Connection: close and HTTP/1.0 without keep-alive make the connection single-use")
+    func connectionReuse() {
+        #expect(decode("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: false))
+        #expect(decode("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: false))
+        #expect(decode("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: true))
+    }
+
+    @Test("bytes after the body: the response stands, the connection is not reused")
+    func garbageAfterBody() {
+        let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE", close: false)
+        #expect(body(result.events) == "ok")
+        #expect(result.events.last == .end(reusable: false))
+    }
+
+    @Test("Content-Length and chunked together: chunked wins, the connection is not reused")
+    func bothFramings() {
+        let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", close: false)
+        #expect(body(result.events) == "ok")
+        #expect(result.events.last == .end(reusable: false))
+    }
+
+    @Test("LF-only line endings are tolerated")
+    func bareLineFeeds() {
+        let result = decode("HTTP/1.1 200 OK\nContent-Length: 2\n\nok", close: false)
+        #expect(result.error == nil && body(result.events) == "ok")
+    }
+
+    static let malformed: [(String, String, ResponseDecodingError)] = [
+        ("not HTTP", "HELLO 200 OK\r\n\r\n", .badStatusLine),
+        ("status of two digits", "HTTP/1.1 20 OK\r\n\r\n", .badStatusLine),
+        ("status below 100", "HTTP/1.1 099 X\r\n\r\n", .badStatusLine),
+        ("HTTP/2 status line", "HTTP/2.0 200 OK\r\n\r\n", .badStatusLine),
+        ("header without a colon", "HTTP/1.1 200 OK\r\nNoColon\r\n\r\n", .badHeaderField),
+        ("space in a header name", "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", .badHeaderField),
+        ("obsolete line folding", "HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\n\r\n", .badHeaderField),
+        ("negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", .badContentLength),
+        ("Content-Length not a number", "HTTP/1.1 200 OK\r\nContent-Length: 1e3\r\n\r\n", .badContentLength),
+        ("Content-Lengths that disagree", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .badContentLength),
+        ("Content-Length too large", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", .badContentLength),
+        ("chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .badChunk),
+        ("chunk size empty", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", .badChunk),
+        ("chunk size overflowing", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", .badChunk),
+        ("chunk without its CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX0\r\n\r\n", .badChunk),
+        ("body shorter than Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", .bodyTruncated),
+        ("chunked body cut", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", .bodyTruncated),
+        ("closed mid-headers", "HTTP/1.1 200 OK\r\nContent-Len", .unexpectedEnd),
+        ("closed before anything", "", .unexpectedEnd),
+    ]
+
+    @Test("malformed responses give a typed error", arguments: 0..<malformed.count)
+    func malformedResponses(index: Int) {
+        let (name, input, expected) = Self.malformed[index]
+        for piece in [nil, 1] {
+            #expect(decode(input, piece: piece).error == expected, "\(name), pieces of \(piece ?? 0)")
+        }
+    }
+
+    @Test("a header section over the limit fails as soon as the limit is passed, even without an end")
+    func headerLimit() {
+        let big = "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 70_000)
+        #expect(decode(big, piece: 4096, close: false).error == .headerTooLarge(limit: 65_536))
+        let many = "HTTP/1.1 200 OK\r\n" + String(repeating: "X-Many: 1\r\n", count: 7000) + "\r\n"
+        #expect(decode(many, close: false).error == .headerTooLarge(limit: 65_536))
+        let trailers = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + String(repeating: "T: 1\r\n", count: 12_000) + "\r\n"
+        #expect(decode(trailers, close: false).error == .headerTooLarge(limit: 65_536))
+    }
+
+    @Test("thousands of interim responses neither recurse nor stall")
+    func manyInterim() throws {
+        let input = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 20_000) + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+        let result = decode(input, close: false)
+        #expect(try #require(firstHead(result.events)).status == 200)
+    }
+
+    @Test("a body in a single read across a large buffer keeps every byte")
+    func largeBody() {
+        let payload = String(repeating: "0123456789", count: 100_000)
+        let result = decode("HTTP/1.1 200 OK\r\nContent-Length: \(payload.utf8.count)\r\n\r\n" + payload, piece: 65_536, close: false)
+        #expect(body(result.events) == payload)
+    }
+}
