@@ -42,6 +42,25 @@ struct PlaygroundSessionTests {
         }
     }
 
+    @Test("transport native switches to the native transport, keeping headers and auth; transport urlsession comes back")
+    func transportSwitch() async throws {
+        try await withPlayground { playground, output, _ in
+            #expect(await playground.run(line: "header X-Kept: yes; auth test 12345; transport native").succeeded)
+            #expect(playground.session.transport is NativeTransport)
+            #expect(playground.session.delegateQueue.maxConcurrentOperationCount == 1)
+            #expect(await playground.run(line: "GET /hello_with_basic_auth/").succeeded)
+            #expect(playground.last?.response?.statusCode == 200)
+            #expect(await playground.run(line: "GET /inspect/").succeeded)
+            let headers = try receivedHeaders(playground)
+            #expect(headers["x-kept"] == "yes")
+            #expect(await playground.run(line: "transport").succeeded)
+            #expect(output.standardOutput.contains("transport: native"))
+            #expect(!(await playground.run(line: "transport carrier-pigeon").succeeded))
+            #expect(await playground.run(line: "transport urlsession").succeeded)
+            #expect(!(playground.session.transport is NativeTransport))
+        }
+    }
+
     @Test("session headers go with every request until unheader; setting one again replaces it")
     func sessionHeaders() async throws {
         try await withPlayground { playground, output, _ in

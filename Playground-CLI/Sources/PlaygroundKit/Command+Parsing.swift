@@ -28,6 +28,9 @@ extension Command {
         case "base":
             guard arguments.count <= 1 else { throw Self.usage(of: name) }
             self = .base(arguments.first)
+        case "transport":
+            guard arguments.count <= 1 else { throw Self.usage(of: name) }
+            self = .transport(arguments.first)
         case "headers": self = try Self.noArguments(.showResponseHeaders, name, arguments)
         case "text": self = try Self.noArguments(.showText, name, arguments)
         case "json":

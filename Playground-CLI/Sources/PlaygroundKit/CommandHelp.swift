@@ -59,6 +59,15 @@ public enum CommandHelp {
                 "example: base http://127.0.0.1:8080/api",
             ]),
         Entry(
+            names: ["transport"], group: "Session",
+            usage: "transport [native | urlsession]", synopsis: "transport [native | urlsession]",
+            summary: "print the transport, or switch between URLSession and the native one",
+            details: [
+                "native speaks HTTP/1.1 itself over sockets (http:// only; https:// still goes to URLSession);",
+                "urlsession is Foundation's URLSession, the default. Headers and auth carry over.",
+                "example: transport native",
+            ]),
+        Entry(
             names: ["header"], group: "Session",
             usage: "header [Name: value]", synopsis: "header [Name: value]",
             summary: "send a header with every request; alone, list them",

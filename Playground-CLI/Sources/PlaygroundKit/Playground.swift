@@ -79,8 +79,11 @@ public final class Playground {
 
     let console: Console
     let configuration: Configuration
-    /// The session every request runs on; its handlers run on a private serial queue.
-    let session: HTTPSession
+    /// The session every request runs on; its handlers run on a private serial queue. `transport`
+    /// replaces it with one on the other transport.
+    private(set) var session: HTTPSession
+    /// Whether ``session`` runs on the native transport.
+    var usesNativeTransport = false
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
     let spinner: Spinner?
@@ -109,15 +112,7 @@ public final class Playground {
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
         self.history = history
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
-        let delegateQueue = OperationQueue()
-        delegateQueue.name = "PlaygroundKit.Playground.delegate"
-        delegateQueue.maxConcurrentOperationCount = 1
-        session = HTTPSession(configuration: sessionConfiguration, delegateQueue: delegateQueue)
-        // Show each exchange as it happened: no silent retries.
-        session.retryPolicy = RetryPolicy(maximumRetryCount: 0)
-        session.networkActivityIndicator = indicator
+        session = Self.makeSession(timeout: configuration.timeout, native: false, indicator: indicator)
         interrupter = Interrupter(whenIdle: configuration.idleInterrupt, onExit: { Terminal.restore() })
         if configuration.showsSpinner, configuration.console.redraws {
             let spinner = Spinner(console: configuration.console)
@@ -126,6 +121,40 @@ public final class Playground {
         } else {
             spinner = nil
         }
+    }
+
+    /// A session for the playground: handlers on a private serial queue, no silent retries (each
+    /// exchange is shown as it happened), counted by `indicator`.
+    static func makeSession(timeout: TimeInterval, native: Bool, indicator: NetworkActivityIndicator) -> HTTPSession {
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = timeout
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "PlaygroundKit.Playground.delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+        let session = HTTPSession(configuration: sessionConfiguration, delegateQueue: delegateQueue, transport: native ? .native : nil)
+        session.retryPolicy = RetryPolicy(maximumRetryCount: 0)
+        session.networkActivityIndicator = indicator
+        return session
+    }
+
+    /// `transport`: prints the transport, or moves to a new session on the named one, keeping the
+    /// authentication.
+    func transport(_ name: String?) throws(PlaygroundError) {
+        guard let name else {
+            console.line("transport: \(usesNativeTransport ? "native" : "urlsession")")
+            return
+        }
+        let native: Bool
+        switch name.lowercased() {
+        case "native": native = true
+        case "urlsession", "url-session": native = false
+        default: throw PlaygroundError("unknown transport \(name) (native or urlsession)")
+        }
+        let authentications = session.authentications
+        session = Self.makeSession(timeout: configuration.timeout, native: native, indicator: indicator)
+        session.authentications = authentications
+        usesNativeTransport = native
+        console.line("transport: \(native ? "native" : "urlsession")")
     }
 
     /// Runs one input line: records it in the history, then runs its commands in order.
@@ -189,6 +218,7 @@ public final class Playground {
         case .showAuth:
             console.line(authUsername.map { "auth: \($0) (answers Basic and Digest challenges)" } ?? "auth: off")
         case .base(let target): try base(target)
+        case .transport(let name): try transport(name)
         case .showResponseHeaders: try showResponseHeaders()
         case .showText: try showText()
         case .showJSON(let keyPath): try showJSON(keyPath: keyPath)
