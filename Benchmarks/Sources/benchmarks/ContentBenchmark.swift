@@ -9,8 +9,10 @@ import Jewzruxin
 /// its own sandbox, makes one download and prints one line of JSON, a ``ChildResult``. Runs go round
 /// by round (every case once, then again), so a slow spell of the machine hits all cases alike.
 enum ContentBenchmark {
-    static let size: Int64 = 1 << 30
-    static let path = "/bytes/\(size)"
+    /// 1 GiB; 128 MiB for `--quick`.
+    static var size: Int64 { Settings.quick ? 128 << 20 : 1 << 30 }
+    static var sizeText: String { size >= 1 << 30 ? "\(size >> 30) GiB" : "\(size >> 20) MiB" }
+    static var path: String { "/bytes/\(size)" }
     /// The Accumulator's maximumSize.
     static let cap = 1 << 20
     /// The acceptance target for peak RSS, in MB (10^6 bytes).
@@ -94,9 +96,9 @@ enum ContentBenchmark {
 
     /// Runs every case `runs` times, each in its own process, and prints the table; returns whether
     /// every case met its target in every run.
-    static func run(_ cases: [Case], runs: Int, title: String) -> Bool {
+    static func run(_ cases: [Case], runs: Int, title: String, section: String) -> Bool {
         print("")
-        print("\(title): 1 GiB from the sandbox (\(path)); one fresh process per run, \(runs) run(s) per case; MB = 10^6 bytes")
+        print("\(title): \(sizeText) from the sandbox (\(path)); one fresh process per run, \(runs) run(s) per case; MB = 10^6 bytes")
         var results = Array(repeating: [ChildResult](), count: cases.count)
         var failures: [String] = []
         for round in 1...runs {
@@ -114,7 +116,7 @@ enum ContentBenchmark {
 
         print(
             "case".padded(44) + "MB/s".leftPadded(7) + "RSS MB".leftPadded(9) + "max".leftPadded(8)
-                + "RSS vs base".leftPadded(13) + "MB/s vs base".leftPadded(14) + "  " + "target".padded(28) + "result")
+                + "RSS vs base".leftPadded(13) + "MB/s vs base".leftPadded(14) + "  " + "target".padded(30) + "result")
         var allPassed = failures.isEmpty
         for (testCase, runs) in zip(cases, results) where !runs.isEmpty {
             let rate = median(runs.compactMap(\.rate))
@@ -134,8 +136,36 @@ enum ContentBenchmark {
                     + (rss.map { String(format: "%.1f", $0 * 1024 / 1e6) } ?? "—").leftPadded(9)
                     + String(format: "%.1f", Double(runs.map(\.peakRSSKiB).max() ?? 0) * 1024 / 1e6).leftPadded(8)
                     + ratio(rss, baseRSS).leftPadded(13) + ratio(rate, baseRate).leftPadded(14)
-                    + "  " + targetText(testCase.target).padded(28) + result)
+                    + "  " + targetText(testCase.target).padded(30) + result)
+            if section == "content" {
+                let met: Bool? = testCase.target == .baseline || testCase.target == .none ? nil : passed == runs.count
+                Results.shared.add(SummaryEntry(
+                    section: section, name: "\(testCase.label), \(sizeText)",
+                    value: String(format: "%.1f MB peak RSS", (rss ?? 0) * 1024 / 1e6) + (rate.map { String(format: " · %.0f MB/s", $0) } ?? ""),
+                    ratio: testCase.target == .baseline ? "baseline" : ratio(rss, baseRSS) + " RSS",
+                    baseline: testCase.target == .baseline ? nil : cases.first { $0.target == .baseline }?.label,
+                    target: met == nil ? nil : targetText(testCase.target), met: met,
+                    note: met == false ? "\(runs.count - passed) of \(runs.count) runs" : nil, counts: met != nil))
+            }
         }
+        struct Report: Codable {
+            struct Row: Codable {
+                var label: String
+                var path: String
+                var target: String
+                var runs: [ChildResult]
+            }
+            var bytes: Int64
+            var rssTargetMB: Double
+            var cap: Int
+            var rows: [Row]
+            var childFailures: [String]
+            var passed: Bool
+        }
+        Results.shared.record(section, Report(
+            bytes: size, rssTargetMB: rssTargetMB, cap: cap,
+            rows: zip(cases, results).map { Report.Row(label: $0.label, path: $0.path, target: targetText($0.target), runs: $1) },
+            childFailures: failures, passed: allPassed && failures.isEmpty))
         print("MB/s and RSS are medians over the runs (MB/s only for complete downloads); max: the largest peak RSS.")
         print("Peak RSS: VmHWM of the child process, sandbox included unless it is in another process.")
         print("Runs:")
@@ -150,7 +180,7 @@ enum ContentBenchmark {
     static func targetText(_ target: Target) -> String {
         switch target {
         case .baseline, .none: "—"
-        case .completeFile: "≤ 64 MB, 1 GiB file intact"
+        case .completeFile: "≤ 64 MB, \(sizeText) file intact"
         case .tooLarge: "contentTooLarge, ≤ 64 MB"
         }
     }

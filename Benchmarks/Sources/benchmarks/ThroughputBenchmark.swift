@@ -9,20 +9,24 @@ import Glibc
 #endif
 
 /// Small GETs, one at a time and 32 in flight, through each client against a raw URLSession data
-/// task with a completion handler (the baseline, measured in the same run).
+/// task with a completion handler (the baseline, measured in the same run), from the sandbox and
+/// from nginx when it is installed.
 ///
 /// The sandbox runs in a process of its own (`benchmarks --serve`), so a client's CPU time and peak
 /// RSS are its own; every run of every client is a fresh child process (`benchmarks
 /// --throughput-child`, see ``ThroughputBenchmark/runChild(_:)``) that warms up, times
 /// ``requests`` requests and prints one line of JSON, a ``ThroughputResult``. Runs go round by
 /// round, every client once per mode, starting one client later each round, so a slow spell of the
-/// machine hits all clients alike. The results also go to `Benchmarks/results/latest.json`.
+/// machine hits all clients alike. The clients are the descriptors of ``Client/allCases``: a row is
+/// one more descriptor there.
 enum ThroughputBenchmark {
     static let path = "/small.json"
-    static let defaultRequests = 5_000
-    static let defaultWarmUp = 200
+    static var defaultRequests: Int { Settings.quick ? 1_000 : 5_000 }
+    static var defaultWarmUp: Int { Settings.quick ? 100 : 200 }
     /// Rounds of every client and mode: the machine is shared and noisy.
-    static let defaultRounds = 5
+    static var defaultRounds: Int { Settings.quick ? 1 : 5 }
+    /// Rounds against nginx, which runs the main clients only (at most this many rounds).
+    static var nginxRounds: Int { Settings.quick ? 1 : 3 }
     /// Requests in flight in each mode.
     static let modes = [1, 32]
     /// A child that hasn't finished after this long reports a failure and exits.
@@ -33,51 +37,92 @@ enum ThroughputBenchmark {
     static let maximumCPURatio = 1.05
     static let maximumRSSRatio = 1.10
 
-    /// What a child process measures.
-    enum Client: String, CaseIterable, Codable {
-        /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
-        case urlsession
-        /// The same, parsing the body with `JSON(data:)` in the handler: the parse alone.
-        case urlsessionJSON = "urlsession-json"
-        /// A data task whose session delegate collects the body and completes it (response, data
-        /// and completion each a callback on the delegate queue): the transport the library uses.
-        case urlsessionDelegate = "urlsession-delegate"
-        /// `HTTPCycle.get(_:session:completionHandler:)`.
-        case cycle
-        /// `WebService.GET(path).response { response, data in }`.
-        case serviceResponse = "ws-response"
-        /// `WebService.GET(path).responseJSON { json in }`.
-        case serviceJSON = "ws-json"
-        /// `WebService.GET(path).responseJSON(Model.self) { model in }`.
-        case serviceDecodable = "ws-decodable"
-        /// AsyncHTTPClient: `HTTPClient.shared.execute(_:timeout:)`, then the body collected.
-        case asyncHTTPClient = "ahc"
+    /// What a child process measures: a client, described by its name on the command line, its
+    /// label, how its row is judged, and how it makes a request.
+    ///
+    /// To add a row, add a descriptor to ``allCases``; a library client on another transport is its
+    /// session factory, e.g.
+    ///
+    ///     static let serviceJSONNative = Client(
+    ///         "ws-json-native", "WebService.GET.responseJSON on native transport", .library, main: true,
+    ///         makeRunner: serviceRunner(.json, session: {
+    ///             HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: NativeTransport())
+    ///         }))
+    struct Client: Hashable, Codable, Sendable, CustomStringConvertible {
+        /// Its name on a child's command line and in the JSON file.
+        let rawValue: String
+        let label: String
+        let role: Role
+        /// One of the issue's rows: in the summary table, and run against nginx too.
+        let main: Bool
+        /// Makes the function that sends one request, from the server's base URL (in the child).
+        let makeRunner: @Sendable (_ base: String) -> Runner
 
-        var label: String {
-            switch self {
-            case .urlsession: "URLSession dataTask (baseline)"
-            case .urlsessionJSON: "URLSession dataTask + JSON(data:)"
-            case .urlsessionDelegate: "URLSession data delegate"
-            case .cycle: "HTTPCycle.get (callback)"
-            case .serviceResponse: "WebService.GET.response"
-            case .serviceJSON: "WebService.GET.responseJSON"
-            case .serviceDecodable: "WebService.GET.responseJSON(Model.self)"
-            case .asyncHTTPClient: "AsyncHTTPClient execute + collect"
-            }
+        init(_ rawValue: String, _ label: String, _ role: Role, main: Bool, makeRunner: @escaping @Sendable (_ base: String) -> Runner) {
+            self.rawValue = rawValue
+            self.label = label
+            self.role = role
+            self.main = main
+            self.makeRunner = makeRunner
         }
 
-        var role: Role {
-            switch self {
-            case .urlsession: .baseline
-            case .serviceJSON: .acceptance
-            case .cycle, .serviceResponse, .serviceDecodable: .library
-            case .urlsessionJSON, .urlsessionDelegate, .asyncHTTPClient: .reference
+        /// The descriptor of that name.
+        init?(rawValue: String) {
+            guard let client = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = client
+        }
+
+        /// Every client, in the order of the tables.
+        static let allCases: [Client] = [
+            urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
+        ]
+
+        /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
+        static let urlsession = Client("urlsession", "URLSession dataTask (baseline)", .baseline, main: true,
+                                       makeRunner: urlSessionRunner(parses: false))
+        /// The same, parsing the body with `JSON(data:)` in the handler: the parse alone.
+        static let urlsessionJSON = Client("urlsession-json", "URLSession dataTask + JSON(data:)", .reference, main: false,
+                                           makeRunner: urlSessionRunner(parses: true))
+        /// A data task whose session delegate collects the body and completes it (response, data
+        /// and completion each a callback on the delegate queue): the transport the library uses.
+        static let urlsessionDelegate = Client("urlsession-delegate", "URLSession data delegate", .reference, main: false,
+                                               makeRunner: urlSessionDelegateRunner)
+        /// `HTTPCycle.get(_:session:completionHandler:)`.
+        static let cycle = Client("cycle", "HTTPCycle.get (callback)", .library, main: true,
+                                  makeRunner: cycleRunner(session: librarySession))
+        /// `WebService.GET(path).response { response, data in }`.
+        static let serviceResponse = Client("ws-response", "WebService.GET.response", .library, main: true,
+                                            makeRunner: serviceRunner(.response, session: librarySession))
+        /// `WebService.GET(path).responseJSON { json in }`: the acceptance row.
+        static let serviceJSON = Client("ws-json", "WebService.GET.responseJSON", .acceptance, main: true,
+                                        makeRunner: serviceRunner(.json, session: librarySession))
+        /// `WebService.GET(path).responseJSON(Model.self) { model in }`: decoding to a Decodable.
+        static let serviceDecodable = Client("ws-decodable", "WebService.GET.responseJSON(Model.self)", .library, main: true,
+                                             makeRunner: serviceRunner(.decodable, session: librarySession))
+        /// AsyncHTTPClient: `HTTPClient.shared.execute(_:timeout:)`, then the body collected.
+        static let asyncHTTPClient = Client("ahc", "AsyncHTTPClient execute + collect", .reference, main: true,
+                                            makeRunner: asyncHTTPClientRunner)
+
+        static func == (lhs: Client, rhs: Client) -> Bool { lhs.rawValue == rhs.rawValue }
+        func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+        var description: String { rawValue }
+
+        init(from decoder: any Decoder) throws {
+            let name = try decoder.singleValueContainer().decode(String.self)
+            guard let client = Client(rawValue: name) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no client \(name)"))
             }
+            self = client
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
         }
     }
 
     /// How a client's row is judged.
-    enum Role: String, Codable {
+    enum Role: String, Codable, Sendable {
         /// Its numbers are the reference.
         case baseline
         /// Issue 6's acceptance row: its verdict sets the exit status.
@@ -88,22 +133,66 @@ enum ThroughputBenchmark {
         case reference
     }
 
+    /// The summary rows of each server measured in this run (for the `sandbox` section's summary).
+    static let summaries = Mutex<[String: [SummaryRow]]>([:])
+
     // MARK: Table
 
-    /// Runs every client in every mode `rounds` times and prints the tables; returns whether the
-    /// acceptance rows met their targets.
+    /// Runs every client in every mode `rounds` times against the sandbox, then the main clients
+    /// against nginx when it is installed, and prints the tables; returns whether the acceptance
+    /// rows met their targets against the sandbox (nginx's verdicts are for information).
     static func run(rounds: Int, requests: Int = defaultRequests, warmUp: Int = defaultWarmUp) -> Bool {
-        let clients = Client.allCases
-        print("")
-        print("Throughput: \(requests) GETs of \(path) (\(Model.body.count) B of JSON) from a sandbox in another process, after \(warmUp) to warm up;")
-        print("one fresh process per run, \(rounds) round(s) of every client and mode, interleaved; MB = 10^6 bytes")
-        let server: SandboxProcess
+        let passed: Bool
         do {
-            server = try SandboxProcess()
+            let server = try SandboxProcess()
+            var report = measure(
+                server: "sandbox", baseURL: server.baseURL, counts: server.counts, clients: Client.allCases, rounds: rounds,
+                requests: requests, warmUp: warmUp, counted: true)
+            let served = server.stop()
+            report.serverPeakRSSKiB = served?.peakRSSKiB
+            if let served {
+                print(String(format: "Sandbox process: peak RSS %.1f MB.", Double(served.peakRSSKiB) * 1024 / 1e6))
+            }
+            Results.shared.record("throughput", report)
+            passed = report.passed
         } catch {
             print("the sandbox process didn't start: \(error)")
             return false
         }
+        guard let nginx = ExternalTools.nginx else {
+            let note = "skipped: nginx not installed (\(ExternalTools.installHint))"
+            print("")
+            print("Throughput against nginx: " + note)
+            Results.shared.note("throughput against nginx " + note)
+            return passed
+        }
+        do {
+            let server = try NginxServer(executable: nginx)
+            defer { server.stop() }
+            var report = measure(
+                server: "nginx", baseURL: server.baseURL, counts: nil, clients: Client.allCases.filter(\.main),
+                rounds: min(rounds, nginxRounds), requests: requests, warmUp: warmUp, counted: false)
+            report.serverVersion = server.version
+            Results.shared.record("throughput", report)
+        } catch {
+            print("nginx didn't start: \(error)")
+            Results.shared.note("throughput against nginx: nginx didn't start: \(error)")
+        }
+        return passed
+    }
+
+    /// Measures `clients` against one server and prints its tables.
+    ///
+    /// - Parameters:
+    ///   - counts: Reads the connections the server accepted and the bodies it served (the sandbox).
+    ///   - counted: Whether the acceptance row's verdict counts (sets the exit status).
+    static func measure(
+        server: String, baseURL: String, counts: (() -> (connections: Int, requests: Int)?)?, clients: [Client], rounds: Int,
+        requests: Int, warmUp: Int, counted: Bool
+    ) -> Report {
+        print("")
+        print("Throughput against \(server): \(requests) GETs of \(path) (\(Model.body.count) B of JSON) from another process, after \(warmUp) to warm up;")
+        print("one fresh process per run, \(rounds) round(s) of every client and mode, interleaved; MB = 10^6 bytes")
         var runs: [ThroughputResult] = []
         var failures: [String] = []
         for round in 1...rounds {
@@ -111,15 +200,15 @@ enum ThroughputBenchmark {
                 // One client later each round, so that no client always runs first.
                 let order = clients.indices.map { clients[($0 + round - 1) % clients.count] }
                 for client in order {
-                    let before = server.counts()
+                    let before = counts?()
                     let load = loadAverage()
                     do {
                         var result = try launchChild([
-                            "--throughput-child", client.rawValue, String(inFlight), server.baseURL, String(requests), String(warmUp),
+                            "--throughput-child", client.rawValue, String(inFlight), baseURL, String(requests), String(warmUp),
                         ])
                         result.round = round
                         result.loadAverage = load
-                        if let before, let after = server.counts() {
+                        if let before, let after = counts?() {
                             result.connections = after.connections - before.connections - 1
                             result.served = after.requests - before.requests
                         }
@@ -130,7 +219,6 @@ enum ThroughputBenchmark {
                 }
             }
         }
-        let served = server.stop()
 
         var rows: [SummaryRow] = []
         for inFlight in modes {
@@ -143,7 +231,7 @@ enum ThroughputBenchmark {
         var allPassed = failures.isEmpty
         for inFlight in modes {
             print("")
-            print(inFlight == 1 ? "Sequential (1 in flight)" : "\(inFlight) in flight")
+            print((inFlight == 1 ? "Sequential (1 in flight)" : "\(inFlight) in flight") + ", \(server)")
             print(
                 "client".padded(42) + "req/s".leftPadded(8) + "vs raw".leftPadded(8) + "CPU s/1k".leftPadded(10)
                     + "vs raw".leftPadded(8) + "RSS MB".leftPadded(8) + "vs raw".leftPadded(8) + "  " + "result")
@@ -154,17 +242,18 @@ enum ThroughputBenchmark {
                         + format(row.requestsPerSecond, "%.0f").leftPadded(8) + format(row.rateRatio, "%.2fx").leftPadded(8)
                         + format(row.cpuSecondsPer1000, "%.3f").leftPadded(10) + format(row.cpuRatio, "%.2fx").leftPadded(8)
                         + format(row.peakRSSMB, "%.1f").leftPadded(8) + format(row.rssRatio, "%.2fx").leftPadded(8)
-                        + "  " + row.verdictText)
+                        + "  " + row.verdictText + (counted || row.client.role != .acceptance ? "" : " (info)"))
             }
         }
         print("")
         print("req/s, CPU and RSS are medians over the rounds; \"vs raw\": the median over the rounds of the ratio to the baseline's")
         print("run of the same round and mode (runs a few seconds apart, so a slow spell of the machine weighs on both alike).")
         print("CPU: user + system time of the child (getrusage) around the timed requests, per 1,000 requests.")
-        print("RSS: the child's peak (VmHWM), warm-up included; the sandbox is in another process.")
+        print("RSS: the child's peak (VmHWM), warm-up included; the server is in another process.")
         print(
             "Targets (issue 6), for WebService.GET.responseJSON: req/s ≥ \(minimumRateRatio)x, CPU ≤ \(maximumCPURatio)x, "
-                + "peak RSS ≤ \(maximumRSSRatio)x raw URLSession; the other library rows are judged the same way for information.")
+                + "peak RSS ≤ \(maximumRSSRatio)x raw URLSession; the other library rows are judged the same way for information"
+                + (counted ? "." : "; against \(server), all of them are."))
         print("Runs (req/s and its ratio to the baseline's run of the round; CPU ms/1k; context switches per request, voluntary +")
         print("involuntary; connections opened; threads at the end; the 1-minute load average of the machine when the run began):")
         for inFlight in modes {
@@ -178,9 +267,6 @@ enum ThroughputBenchmark {
                 }
             }
         }
-        if let served {
-            print(String(format: "Sandbox process: peak RSS %.1f MB.", Double(served.peakRSSKiB) * 1024 / 1e6))
-        }
         for failure in failures { print("child failed: \(failure)") }
 
         let machine = Machine.current
@@ -188,18 +274,28 @@ enum ThroughputBenchmark {
             + "async-http-client \(machine.packages["async-http-client"] ?? "?"), swift-nio \(machine.packages["swift-nio"] ?? "?"); "
             + "library at \(machine.libraryCommit.map { String($0.prefix(10)) } ?? "?")"
             + ((machine.librarySourcesChanged ?? []).isEmpty ? "" : " + \(machine.librarySourcesChanged!.count) changed file(s) under Sources/"))
-        let report = Report(
-            date: ISO8601DateFormatter().string(from: Date()), machine: machine, command: CommandLine.arguments.joined(separator: " "),
-            path: path, bodyBytes: Model.body.count, requests: requests, warmUp: warmUp, rounds: rounds, modes: modes,
-            targets: .init(minimumRateRatio: minimumRateRatio, maximumCPURatio: maximumCPURatio, maximumRSSRatio: maximumRSSRatio),
-            summary: rows, runs: runs, childFailures: failures, sandboxPeakRSSKiB: served?.peakRSSKiB, passed: allPassed)
-        do {
-            let file = try report.write()
-            print("Results written to \(file.path).")
-        } catch {
-            print("The results could not be written: \(error)")
+
+        summaries.withLock { $0[server] = rows }
+        for row in rows where row.client.main && row.runs > 0 {
+            let mode = row.inFlight == 1 ? "sequential" : "\(row.inFlight) in flight"
+            let value = format(row.requestsPerSecond, "%.0f req/s") + " · " + format(row.cpuSecondsPer1000, "%.3f CPU s/1k")
+                + " · " + format(row.peakRSSMB, "%.1f MB")
+            let ratio = row.role == .baseline ? "baseline"
+                : format(row.rateRatio, "%.2fx") + " · " + format(row.cpuRatio, "%.2fx") + " · " + format(row.rssRatio, "%.2fx")
+            let judged = row.role == .acceptance || row.role == .library
+            Results.shared.add(SummaryEntry(
+                section: "throughput", name: "\(row.client.label), \(mode), \(server)", value: value, ratio: ratio,
+                baseline: row.role == .baseline ? nil : Client.urlsession.label,
+                target: judged ? String(format: "≥ %.2fx · ≤ %.2fx · ≤ %.2fx", minimumRateRatio, maximumCPURatio, maximumRSSRatio) : nil,
+                met: judged ? row.passed : nil, note: row.missed.isEmpty ? nil : row.missed.joined(separator: ", "),
+                counts: counted && row.role == .acceptance))
         }
-        return allPassed
+        return Report(
+            server: server, date: ISO8601DateFormatter().string(from: Date()), machine: machine,
+            command: CommandLine.arguments.joined(separator: " "), baseURL: baseURL, path: path, bodyBytes: Model.body.count,
+            requests: requests, warmUp: warmUp, rounds: rounds, modes: modes,
+            targets: .init(minimumRateRatio: minimumRateRatio, maximumCPURatio: maximumCPURatio, maximumRSSRatio: maximumRSSRatio),
+            summary: rows, runs: runs, childFailures: failures, passed: allPassed)
     }
 
     /// The 1-minute load average (/proc/loadavg): how busy the shared machine was.
@@ -363,7 +459,7 @@ struct ThroughputResult: Codable {
 extension ThroughputBenchmark {
     /// One row of a table, as written to the JSON file too: medians over the rounds of one client
     /// in one mode, and the medians of its ratios to the baseline's run of the same round.
-    struct SummaryRow: Codable {
+    struct SummaryRow: Codable, Sendable {
         var client: Client
         var label: String
         var role: Role
@@ -436,9 +532,14 @@ extension ThroughputBenchmark {
             var maximumRSSRatio: Double
         }
 
+        /// "sandbox" or "nginx".
+        var server: String
+        /// nginx's `-v`.
+        var serverVersion: String?
         var date: String
         var machine: Machine
         var command: String
+        var baseURL: String
         var path: String
         var bodyBytes: Int
         var requests: Int
@@ -449,23 +550,9 @@ extension ThroughputBenchmark {
         var summary: [SummaryRow]
         var runs: [ThroughputResult]
         var childFailures: [String]
-        var sandboxPeakRSSKiB: Int?
+        /// The peak RSS of the server process, when known (the sandbox's).
+        var serverPeakRSSKiB: Int?
         var passed: Bool
-
-        /// `Benchmarks/results/latest.json`, beside this package's sources.
-        static var file: URL {
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("results", isDirectory: true).appendingPathComponent("latest.json")
-        }
-
-        func write() throws -> URL {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let file = Self.file
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: file, options: .atomic)
-            return file
-        }
     }
 
     /// What the numbers were measured on.
@@ -480,10 +567,15 @@ extension ThroughputBenchmark {
         /// The library's commit, and the files under Sources/ changed since (`git status --porcelain`).
         var libraryCommit: String?
         var librarySourcesChanged: [String]?
+        /// `uname -a`.
+        var uname: String?
 
-        static var current: Machine {
+        /// Found once per process (it runs `swift --version` and git).
+        static let current = measured
+
+        static var measured: Machine {
             var name = utsname()
-            uname(&name)
+            Glibc.uname(&name)
             let kernel = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
             let cpu = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -495,12 +587,13 @@ extension ThroughputBenchmark {
                 processors: ProcessInfo.processInfo.activeProcessorCount, kernel: kernel, cpu: cpu, memoryKiB: memory,
                 swift: swiftVersion(), packages: resolvedPackages(),
                 libraryCommit: command(["git", "-C", root.path, "rev-parse", "HEAD"]).flatMap { $0.split(separator: "\n").first.map(String.init) },
-                librarySourcesChanged: command(["git", "-C", root.path, "status", "--porcelain", "--", "Sources"])
-                    .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } })
+                librarySourcesChanged: command(["git", "--no-optional-locks", "-C", root.path, "status", "--porcelain", "--", "Sources"])
+                    .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } },
+                uname: command(["uname", "-a"])?.trimmingCharacters(in: .whitespacesAndNewlines))
         }
 
         /// The root package: the folder above Benchmarks/.
-        static var root: URL { Report.file.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        static var root: URL { Results.directory.deletingLastPathComponent().deletingLastPathComponent() }
 
         /// The first line of `swift --version`.
         static func swiftVersion() -> String? {
@@ -530,7 +623,7 @@ extension ThroughputBenchmark {
                 }
                 var pins: [Pin]
             }
-            let file = Report.file.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Package.resolved")
+            let file = Results.directory.deletingLastPathComponent().appendingPathComponent("Package.resolved")
             guard let data = try? Data(contentsOf: file), let resolved = try? JSONDecoder().decode(Resolved.self, from: data) else {
                 return [:]
             }

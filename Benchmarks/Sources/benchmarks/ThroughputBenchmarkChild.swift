@@ -37,7 +37,7 @@ extension ThroughputBenchmark {
             exit(3)
         }
         let base = arguments[2]
-        let run = makeRunner(client, base: base)
+        let run = client.makeRunner(base)
         result.startRSSKiB = ProcessMemory.currentKiB
         let warm = drive(run, total: warmUp, inFlight: inFlight)
         if let error = warm.firstError { result.error = "warm-up: \(error)" }
@@ -137,14 +137,12 @@ extension ThroughputBenchmark {
     /// The configuration of every URLSession-based client: the default one.
     static var configuration: URLSessionConfiguration { .default }
 
-    /// The function that makes one request with `client`.
-    static func makeRunner(_ client: Client, base: String) -> Runner {
-        let urlString = base + path
-        let url = URL(string: urlString)!
-        switch client {
-        case .urlsession, .urlsessionJSON:
+    /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue; with `parses`,
+    /// the body parsed with `JSON(data:)` in the handler.
+    static func urlSessionRunner(parses: Bool) -> @Sendable (String) -> Runner {
+        { base in
+            let url = URL(string: base + path)!
             let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: serialQueue("benchmarks.urlsession"))
-            let parses = client == .urlsessionJSON
             return { finished in
                 session.dataTask(with: url) { data, response, error in
                     if let error { return finished(0, String(describing: error)) }
@@ -158,16 +156,26 @@ extension ThroughputBenchmark {
                     finished(data.count, nil)
                 }.resume()
             }
-        case .urlsessionDelegate:
-            let delegate = CollectingDelegate()
-            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: serialQueue("benchmarks.urlsession"))
-            return { finished in
-                let task = session.dataTask(with: url)
-                delegate.register(task, finished)
-                task.resume()
-            }
-        case .cycle:
-            let session = librarySession()
+        }
+    }
+
+    /// A data task whose session delegate collects the body (``CollectingDelegate``).
+    @Sendable static func urlSessionDelegateRunner(base: String) -> Runner {
+        let url = URL(string: base + path)!
+        let delegate = CollectingDelegate()
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: serialQueue("benchmarks.urlsession"))
+        return { finished in
+            let task = session.dataTask(with: url)
+            delegate.register(task, finished)
+            task.resume()
+        }
+    }
+
+    /// `HTTPCycle.get(_:session:completionHandler:)` on the session `session()` makes.
+    static func cycleRunner(session makeSession: @escaping @Sendable () -> HTTPSession) -> @Sendable (String) -> Runner {
+        { base in
+            let urlString = base + path
+            let session = makeSession()
             return { finished in
                 do {
                     try HTTPCycle.get(urlString, session: session) { cycle, error in
@@ -178,54 +186,74 @@ extension ThroughputBenchmark {
                     finished(0, String(describing: error))
                 }
             }
-        case .serviceResponse:
-            let service = WebService(baseURLString: base, session: librarySession())
-            return { finished in
-                service.GET(path)
-                    .response { _, data in finished(data.count, nil) }
-                    .responseError { error in finished(0, String(describing: error)) }
+        }
+    }
+
+    /// The ways of reading a `WebService` response.
+    enum ServiceForm: Sendable {
+        /// `.response { response, data in }`
+        case response
+        /// `.responseJSON { json in }`
+        case json
+        /// `.responseJSON(Model.self) { model in }`
+        case decodable
+    }
+
+    /// `WebService.GET(path)` read as `form`, on the session `session()` makes.
+    static func serviceRunner(_ form: ServiceForm, session makeSession: @escaping @Sendable () -> HTTPSession) -> @Sendable (String) -> Runner {
+        { base in
+            let service = WebService(baseURLString: base, session: makeSession())
+            switch form {
+            case .response:
+                return { finished in
+                    service.GET(path)
+                        .response { _, data in finished(data.count, nil) }
+                        .responseError { error in finished(0, String(describing: error)) }
+                }
+            case .json:
+                return { finished in
+                    service.GET(path)
+                        .responseJSON { json in
+                            finished(json["id"]?.intValue == Model.expected.id ? Model.body.count : 0, nil)
+                        }
+                        .responseError { error in finished(0, String(describing: error)) }
+                }
+            case .decodable:
+                return { finished in
+                    service.GET(path)
+                        .responseJSON(Model.self) { model in
+                            finished(model == Model.expected ? Model.body.count : 0, nil)
+                        }
+                        .responseError { error in finished(0, String(describing: error)) }
+                }
             }
-        case .serviceJSON:
-            let service = WebService(baseURLString: base, session: librarySession())
-            return { finished in
-                service.GET(path)
-                    .responseJSON { json in
-                        finished(json["id"]?.intValue == Model.expected.id ? Model.body.count : 0, nil)
-                    }
-                    .responseError { error in finished(0, String(describing: error)) }
-            }
-        case .serviceDecodable:
-            let service = WebService(baseURLString: base, session: librarySession())
-            return { finished in
-                service.GET(path)
-                    .responseJSON(Model.self) { model in
-                        finished(model == Model.expected ? Model.body.count : 0, nil)
-                    }
-                    .responseError { error in finished(0, String(describing: error)) }
-            }
-        case .asyncHTTPClient:
-            let client = HTTPClient.shared
-            return { finished in
-                // A Swift task per request, as an async caller has; detached: top-level code is
-                // on the main actor, which nothing services here.
-                Task.detached {
-                    do {
-                        var request = HTTPClientRequest(url: urlString)
-                        request.method = .GET
-                        let response = try await client.execute(request, timeout: .seconds(30))
-                        let body = try await response.body.collect(upTo: 1 << 20)
-                        guard response.status == .ok else { return finished(0, "status \(response.status.code)") }
-                        finished(body.readableBytes, nil)
-                    } catch {
-                        finished(0, String(describing: error))
-                    }
+        }
+    }
+
+    /// AsyncHTTPClient: `HTTPClient.shared.execute(_:timeout:)`, then the body collected.
+    @Sendable static func asyncHTTPClientRunner(base: String) -> Runner {
+        let urlString = base + path
+        let client = HTTPClient.shared
+        return { finished in
+            // A Swift task per request, as an async caller has; detached: top-level code is
+            // on the main actor, which nothing services here.
+            Task.detached {
+                do {
+                    var request = HTTPClientRequest(url: urlString)
+                    request.method = .GET
+                    let response = try await client.execute(request, timeout: .seconds(30))
+                    let body = try await response.body.collect(upTo: 1 << 20)
+                    guard response.status == .ok else { return finished(0, "status \(response.status.code)") }
+                    finished(body.readableBytes, nil)
+                } catch {
+                    finished(0, String(describing: error))
                 }
             }
         }
     }
 
     /// The library's session as an app would make it, with handlers on a serial queue of its own.
-    static func librarySession() -> HTTPSession {
+    @Sendable static func librarySession() -> HTTPSession {
         HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"))
     }
 }

@@ -113,7 +113,7 @@ enum ThroughputInstructions {
         let report = Report(
             date: ISO8601DateFormatter().string(from: Date()), machine: .current, small: small, large: large, warmUp: warmUp,
             rows: rows, childFailures: failures)
-        let file = ThroughputBenchmark.Report.file.deletingLastPathComponent().appendingPathComponent("instructions.json")
+        let file = Results.directory.appendingPathComponent("instructions.json")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
