@@ -75,6 +75,7 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
+            cycleNative, serviceJSONNative,
         ]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
@@ -103,6 +104,14 @@ enum ThroughputBenchmark {
         static let asyncHTTPClient = Client("ahc", "AsyncHTTPClient execute + collect", .reference, main: true,
                                             makeRunner: asyncHTTPClientRunner)
 
+        /// `HTTPCycle.get` on a session with the native transport.
+        static let cycleNative = Client("cycle-native", "HTTPCycle.get, native transport", .library, main: true,
+                                        makeRunner: cycleRunner(session: nativeSession))
+        /// `WebService.GET(path).responseJSON` on the native transport: issue 10's row, judged
+        /// against AsyncHTTPClient.
+        static let serviceJSONNative = Client("ws-json-native", "WebService.GET.responseJSON, native", .library, main: true,
+                                              makeRunner: serviceRunner(.json, session: nativeSession))
+
         static func == (lhs: Client, rhs: Client) -> Bool { lhs.rawValue == rhs.rawValue }
         func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
         var description: String { rawValue }
@@ -118,6 +127,40 @@ enum ThroughputBenchmark {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(rawValue)
+        }
+    }
+
+    /// Issue 10's targets for `WebService.GET.responseJSON` on the native transport, as ratios to
+    /// AsyncHTTPClient's run of the same round: throughput ≥ 2× sequential and ≥ 1.3× at 32 in
+    /// flight, CPU per request ≤ 0.5×.
+    static let nativeRateTargets = [1: 2.0, 32: 1.3]
+    static let nativeMaximumCPURatio = 0.5
+
+    /// Prints and records issue 10's comparison: the native row against AsyncHTTPClient, round by round.
+    static func reportNativeAgainstAsyncHTTPClient(runs: [ThroughputResult], server: String, counted: Bool) {
+        print("")
+        print("Native transport against AsyncHTTPClient (issue 10), \(server): medians of each round's ratio")
+        for inFlight in modes {
+            var rates: [Double] = [], cpus: [Double] = []
+            for native in runs where native.inFlight == inFlight && native.client == Client.serviceJSONNative.rawValue {
+                guard let peer = runs.first(where: {
+                    $0.inFlight == inFlight && $0.client == Client.asyncHTTPClient.rawValue && $0.round == native.round
+                }), let rate = native.requestsPerSecond, let peerRate = peer.requestsPerSecond else { continue }
+                rates.append(rate / peerRate)
+                cpus.append(native.cpuSecondsPer1000 / peer.cpuSecondsPer1000)
+            }
+            guard let rate = ContentBenchmark.median(rates), let cpu = ContentBenchmark.median(cpus) else { continue }
+            let rateTarget = nativeRateTargets[inFlight] ?? 1
+            let met = rate >= rateTarget && cpu <= nativeMaximumCPURatio
+            let mode = inFlight == 1 ? "sequential" : "\(inFlight) in flight"
+            print(String(format: "  %@: req/s %.2fx (target ≥ %.1fx), CPU %.2fx (target ≤ %.1fx): %@",
+                         mode, rate, rateTarget, cpu, nativeMaximumCPURatio, met ? "PASS" : "FAIL"))
+            Results.shared.add(SummaryEntry(
+                section: "throughput", name: "responseJSON native vs AsyncHTTPClient, \(mode), \(server)",
+                value: String(format: "%.2fx req/s · %.2fx CPU", rate, cpu), ratio: String(format: "%.2fx · %.2fx", rate, cpu),
+                baseline: Client.asyncHTTPClient.label,
+                target: String(format: "≥ %.1fx · ≤ %.1fx", rateTarget, nativeMaximumCPURatio), met: met,
+                note: nil, counts: counted))
         }
     }
 
@@ -290,6 +333,7 @@ enum ThroughputBenchmark {
                 met: judged ? row.passed : nil, note: row.missed.isEmpty ? nil : row.missed.joined(separator: ", "),
                 counts: counted && row.role == .acceptance))
         }
+        reportNativeAgainstAsyncHTTPClient(runs: runs, server: server, counted: counted)
         return Report(
             server: server, date: ISO8601DateFormatter().string(from: Date()), machine: machine,
             command: CommandLine.arguments.joined(separator: " "), baseURL: baseURL, path: path, bodyBytes: Model.body.count,

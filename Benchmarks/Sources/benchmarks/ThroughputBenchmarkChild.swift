@@ -256,6 +256,11 @@ extension ThroughputBenchmark {
     @Sendable static func librarySession() -> HTTPSession {
         HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"))
     }
+
+    /// The same on the native transport.
+    @Sendable static func nativeSession() -> HTTPSession {
+        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .native)
+    }
 }
 
 /// A session delegate that collects each task's body and reports it when the task completes, as
