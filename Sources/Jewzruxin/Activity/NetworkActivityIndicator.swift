@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Counts the cycles in flight, so an app can show that it is using the network.
 ///
@@ -16,7 +15,7 @@ public final class NetworkActivityIndicator: Sendable {
         var observer: (@Sendable (Int) -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Observers are told in the order the count changed, one at a time, off the caller's thread.
     private let observerQueue = DispatchQueue(label: "Jewzruxin.NetworkActivityIndicator")
 

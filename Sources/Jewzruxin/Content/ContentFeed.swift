@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Drives a cycle's ``ContentHandler`` through the responses of one attempt.
 ///
@@ -13,7 +12,7 @@ final class ContentFeed: Sendable {
     let isImplicit: Bool
     /// Where the handler writes a download made with ``HTTPCycle/downloadFileHandler``.
     let download: URL?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private enum Phase {
         /// No response yet.

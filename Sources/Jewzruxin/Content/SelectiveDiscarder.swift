@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Decides from a response's status and `Content-Type` whether to take its body, and discards it.
 ///
@@ -18,7 +17,7 @@ import Synchronization
 ///
 /// Settings are read while a response is handled: set them before the cycle starts.
 // @unchecked: the engine makes calls one at a time (see ``ContentHandler``); settings are written
-// before a cycle starts, and the class-level defaults are behind a Mutex.
+// before a cycle starts, and the class-level defaults are behind a lock.
 open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// A discarder with the default settings, for cycles whose body is of no interest.
     public static let shared = SelectiveDiscarder()
@@ -29,7 +28,7 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     public var acceptableContentTypes: [String]
     /// The response being handled, set by ``prepare(for:)``; its data is empty.
     public var response: HTTPResponse? { currentResponse.withLock { $0 } }
-    private let currentResponse = Mutex<HTTPResponse?>(nil)
+    private let currentResponse = Locked<HTTPResponse?>(nil)
 
     /// Creates a handler.
     ///
@@ -46,7 +45,7 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     // MARK: Class-level defaults
 
     /// Class-level settings by class; a class without one inherits its nearest ancestor's.
-    private static let settings = Mutex<[ObjectIdentifier: Setting]>([:])
+    private static let settings = Locked<[ObjectIdentifier: Setting]>([:])
 
     private struct Setting {
         let type: AnyClass

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +19,7 @@ public final class HTTPCycle: Sendable {
     /// The session that runs this cycle.
     public let session: HTTPSession
 
-    let locked: Mutex<Locked>
+    let locked: Jewzruxin.Locked<Locked>
 
     struct Completion: Sendable {
         /// Async callers are told about explicit cancels too, so they never wait forever.
@@ -71,7 +70,7 @@ public final class HTTPCycle: Sendable {
     ///   - session: The session to run on, ``HTTPSession/default`` by default.
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
         self.session = session
-        self.locked = Mutex(Locked(request: HTTPRequest(url: requestURL, method: requestMethod)))
+        self.locked = Jewzruxin.Locked(Locked(request: HTTPRequest(url: requestURL, method: requestMethod)))
     }
 
     // MARK: Properties

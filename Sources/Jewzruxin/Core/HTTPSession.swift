@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -25,7 +24,7 @@ public final class HTTPSession: Sendable {
     public let transport: any HTTPTransport
     /// The transfers in flight.
     let transfers = TransferRegistry()
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
 
     /// The configuration's `timeoutIntervalForResource`, enforced by each cycle as its deadline.
     let resourceTimeout: TimeInterval

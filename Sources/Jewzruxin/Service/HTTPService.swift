@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A client of one HTTP API, described by a profile of named resources (endpoints).
 ///
@@ -36,7 +35,7 @@ import Synchronization
 /// `@unchecked Sendable` (the compiler asks for it) and guards any mutable state of its own.
 open class HTTPService: @unchecked Sendable {
     // `@unchecked` because the class is open: all mutable state (the profile, base URL included, and
-    // the cycles by identifier) is in `state`, guarded by its `Mutex`; everything else is `let`.
+    // the cycles by identifier) is in `state`, guarded by its `Locked`; everything else is `let`.
 
     /// How ``cycle(forResource:identifier:option:uriValues:requestObject:solicited:)`` treats a
     /// cycle the service already holds under the same identifier.
@@ -60,7 +59,7 @@ open class HTTPService: @unchecked Sendable {
     }
 
     /// The lock that guards every mutable property of the service.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// The session the service's cycles run on.
     public let session: HTTPSession
@@ -100,7 +99,7 @@ open class HTTPService: @unchecked Sendable {
     ///   - profile: The profile.
     ///   - session: The session to run on; `nil` uses ``defaultSession()``.
     public init(profile: Profile, session: HTTPSession? = nil) {
-        self.state = Mutex(State(profile: profile))
+        self.state = Locked(State(profile: profile))
         self.session = session ?? Self.defaultSession()
     }
 

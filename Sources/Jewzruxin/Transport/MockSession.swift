@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -69,7 +68,7 @@ public final class MockSession: HTTPTransport {
         var requests: [HTTPRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "Jewzruxin.MockSession")
 
     /// Creates a transport without stubs.
@@ -160,7 +159,7 @@ public final class MockSession: HTTPTransport {
         let answer: Result<Stub, MockSessionError>
         let events: HTTPTransferEvents
         let queue: DispatchQueue
-        private let done = Mutex(false)
+        private let done = Locked(false)
 
         init(request: HTTPRequest, answer: Result<Stub, MockSessionError>, events: HTTPTransferEvents, queue: DispatchQueue) {
             self.request = request

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The transfers of a session in flight, by identifier.
 ///
@@ -18,7 +17,7 @@ final class TransferRegistry: Sendable {
         var completing = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var count: Int { state.withLock { $0.entries.count } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -56,7 +55,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var declinedChallenge = false
     }
 
-    private let entries = Mutex([Int: Entry]())
+    private let entries = Locked([Int: Entry]())
 
     func register(_ task: URLSessionTask, _ events: HTTPTransferEvents) {
         entries.withLock { $0[task.taskIdentifier] = Entry(events: events) }
