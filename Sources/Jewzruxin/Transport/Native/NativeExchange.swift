@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,7 +40,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         var waker: Waker?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, origin: Origin, pool: HostPool) {
         self.request = request

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -71,8 +70,8 @@ public final class NativeTransport: HTTPTransport {
     /// Whether it was made without a configuration, to take the one of the session it is given to.
     let takesSessionConfiguration: Bool
     private let configuration: ConfigurationBox
-    private let pools = Mutex([Origin: HostPool]())
-    private let fallback = Mutex<URLSessionTransport?>(nil)
+    private let pools = Locked([Origin: HostPool]())
+    private let fallback = Locked<URLSessionTransport?>(nil)
 
     /// Creates a native transport.
     ///
@@ -259,7 +258,7 @@ extension NativeTransport {
     private final class FailedTransfer: HTTPTransfer {
         private let error: any Error
         private let events: HTTPTransferEvents
-        private let reported = Mutex(false)
+        private let reported = Locked(false)
 
         init(error: any Error, events: HTTPTransferEvents) {
             self.error = error
