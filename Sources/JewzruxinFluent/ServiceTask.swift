@@ -1,6 +1,5 @@
 import Foundation
 import Jewzruxin
-import Synchronization
 
 /// One request of a ``WebService`` and the handlers chained to process its response.
 ///
@@ -92,7 +91,7 @@ public final class ServiceTask: Sendable {
     /// Where handlers without a queue run: the session's delegate queue.
     let session: HTTPSession
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var lifecycle: Lifecycle
@@ -118,9 +117,9 @@ public final class ServiceTask: Sendable {
     init(cycle: HTTPCycle) {
         self.cycle = cycle
         self.session = cycle.session
-        self.state = Mutex(State(lifecycle: .idle))
-        // Strong: a task nobody holds must live until its request is sent.
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.automaticStartDelay) { self.start() }
+        self.state = Locked(State(lifecycle: .idle))
+        // Holds the task, which nobody else may hold, until it starts one way or the other.
+        AutomaticStart.schedule(self)
     }
 
     /// Makes a task failed from the start with `error`: only its error handlers will run.
@@ -129,7 +128,7 @@ public final class ServiceTask: Sendable {
         self.session = session
         var state = State(lifecycle: .finished)
         _ = state.chain.finish(Outcome(response: nil, error: error))
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     // MARK: Controlling the task
@@ -139,20 +138,22 @@ public final class ServiceTask: Sendable {
     /// A task not started yet never sends its request. Cancelling a task whose outcome is known
     /// changes nothing.
     public func cancel() {
-        let (step, cancelsCycle) = state.withLock { s -> (Step?, Bool) in
+        let (step, cancelsCycle, wasIdle) = state.withLock { s -> (Step?, Bool, Bool) in
             switch s.lifecycle {
             case .idle:
                 s.lifecycle = .finished
-                return (s.chain.finish(Outcome(response: nil, error: HTTPError.cancelled)), false)
+                return (s.chain.finish(Outcome(response: nil, error: HTTPError.cancelled)), false, true)
             case .started:
                 s.cancelRequested = true
-                return (nil, true)
+                return (nil, true, false)
             case .finished:
-                return (nil, false)
+                return (nil, false, false)
             }
         }
+        if wasIdle, cycle != nil { AutomaticStart.forget(self) }
         if cancelsCycle { cycle?.cancel(explicitly: false) }
-        run(step)
+        // Called by the user, from anywhere: the handlers go to their queues.
+        run(step, on: nil)
     }
 
     /// Fails the task with `error`: the success handlers still to run are skipped and the error
@@ -191,6 +192,7 @@ public final class ServiceTask: Sendable {
             return true
         }
         guard starts, let cycle else { return }
+        AutomaticStart.forget(self)
         // The cycle keeps its completion handler after it ran: holding the task through a box
         // emptied then lets a finished task go.
         let box = TaskBox(self)
@@ -213,7 +215,8 @@ public final class ServiceTask: Sendable {
     @discardableResult
     func add(_ kind: Handler.Kind, _ place: Place, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
         let step = state.withLock { $0.chain.append(Handler(kind: kind, place: place, body: body)) }
-        run(step)
+        // Called by the user, from anywhere: a handler never runs before `add` returns.
+        run(step, on: nil)
         start()
         return self
     }
@@ -230,22 +233,38 @@ public final class ServiceTask: Sendable {
             s.lifecycle = .finished
             return s.chain.finish(outcome)
         }
-        run(step)
+        // The cycle calls its completion handler in an operation of the delegate queue; checked
+        // rather than assumed, since handlers of that queue then run here without a hop.
+        let here: Place? = OperationQueue.current === session.delegateQueue ? .delegateQueue : nil
+        run(step, on: here)
     }
 
-    /// Runs `first` and the steps after it, hopping to each handler's queue.
-    private func run(_ first: Step?) {
+    /// Runs `first` and the steps after it, each on its handler's queue: here and now when that
+    /// is `here`, the queue the calling thread is known to be running an operation or block of
+    /// (`nil` when unknown), otherwise in a new operation or block of that queue.
+    ///
+    /// Running the next handler in the operation or block that ran the one before keeps the
+    /// order: the chain hands out one step at a time, whatever queue it runs on.
+    private func run(_ first: Step?, on here: Place?) {
         var step = first
         while let current = step {
             switch current.handler.place {
             case .inline:
                 step = execute(current)
             case .delegateQueue:
-                session.delegateQueue.addOperation { self.run(self.execute(current)) }
-                return
+                if case .delegateQueue? = here {
+                    step = execute(current)
+                } else {
+                    session.delegateQueue.addOperation { self.run(self.execute(current), on: .delegateQueue) }
+                    return
+                }
             case .queue(let queue):
-                queue.async { self.run(self.execute(current)) }
-                return
+                if case .queue(let running)? = here, running === queue {
+                    step = execute(current)
+                } else {
+                    queue.async { self.run(self.execute(current), on: .queue(queue)) }
+                    return
+                }
             }
         }
     }
@@ -264,10 +283,65 @@ public final class ServiceTask: Sendable {
 
 /// Holds a task until its cycle completes, then lets it go.
 private final class TaskBox: Sendable {
-    private let task: Mutex<ServiceTask?>
+    private let task: Locked<ServiceTask?>
 
-    init(_ task: ServiceTask) { self.task = Mutex(task) }
+    init(_ task: ServiceTask) { self.task = Locked(task) }
 
     /// The task, the first time; `nil` afterwards.
     func take() -> ServiceTask? { task.withLock { $0.take() } }
+}
+
+/// Starts the tasks no handler was added to once ``ServiceTask/automaticStartDelay`` has passed
+/// since each was made, with one timer for all the tasks waiting rather than one per task.
+///
+/// A task leaves the line when it starts, or is cancelled, before its time: most do, at their
+/// first handler, and the timer then finds nothing to start and isn't armed again until a task
+/// waits.
+private enum AutomaticStart {
+    private struct Line {
+        /// In the order they were made, so in the order of their deadlines.
+        var waiting: [(task: ServiceTask, deadline: DispatchTime)] = []
+        /// Whether a timer will look at the line.
+        var isArmed = false
+    }
+
+    private static let line = Locked(Line())
+
+    /// Starts `task` after the delay, unless it starts before.
+    static func schedule(_ task: ServiceTask) {
+        let deadline = line.withLock { line -> DispatchTime? in
+            // Read under the lock, so deadlines are in the order of the line.
+            let deadline = DispatchTime.now() + ServiceTask.automaticStartDelay
+            line.waiting.append((task, deadline))
+            guard !line.isArmed else { return nil }
+            line.isArmed = true
+            return deadline
+        }
+        if let deadline { arm(deadline) }
+    }
+
+    /// Takes `task` out of the line: it started, or was cancelled.
+    static func forget(_ task: ServiceTask) {
+        line.withLock { line in
+            if let index = line.waiting.lastIndex(where: { $0.task === task }) { line.waiting.remove(at: index) }
+        }
+    }
+
+    private static func arm(_ deadline: DispatchTime) {
+        DispatchQueue.global().asyncAfter(deadline: deadline) { fire() }
+    }
+
+    /// Starts the tasks whose time has come, and arms the timer again for the next one.
+    private static func fire() {
+        let (due, next) = line.withLock { line -> ([ServiceTask], DispatchTime?) in
+            let now = DispatchTime.now()
+            let count = line.waiting.prefix { $0.deadline <= now }.count
+            let due = line.waiting.prefix(count).map(\.task)
+            line.waiting.removeFirst(count)
+            line.isArmed = !line.waiting.isEmpty
+            return (due, line.waiting.first?.deadline)
+        }
+        if let next { arm(next) }
+        for task in due { task.start() }
+    }
 }

@@ -77,6 +77,18 @@ public struct WebService: Sendable {
         options: [ServiceTask.Option] = []
     ) -> ServiceTask {
         let urlString = absoluteURLString(path)
+        let sendsQuery = RequestBuilder.queryMethods.contains(method)
+        if options.isEmpty, sendsQuery || parameters?.isEmpty != false {
+            // Only a URL and a method: the request the cycle makes of them is the one
+            // `RequestBuilder` would make, so it isn't made twice.
+            let target = sendsQuery ? urlString.mergingQueryParameters(parameters ?? [:]) : urlString
+            do {
+                let url = try HTTPCycle.validatedURL(target, given: urlString)
+                return ServiceTask(cycle: HTTPCycle(requestURL: url, requestMethod: method, session: session))
+            } catch {
+                return ServiceTask(failure: error, session: session)
+            }
+        }
         let request: HTTPRequest
         do {
             request = try RequestBuilder.request(method, urlString, parameters: parameters, options: options)

@@ -1,0 +1,131 @@
+import Foundation
+import Jewzruxin
+import JewzruxinFluent
+import JewzruxinSandbox
+import Synchronization
+import Testing
+import JewzruxinTestSupport
+
+/// Where and when a ``ServiceTask`` runs its handlers and starts: handlers in a row on the same
+/// queue, handlers added from the delegate queue, and the start of tasks nobody adds a handler to.
+@Suite("Service task scheduling", .onEveryTransport)
+struct ServiceTaskSchedulingTests {
+    @Test("handlers in a row on the same queue run in declaration order, each on its queue")
+    func sameQueueInARow() async throws {
+        try await withSandbox { sandbox in
+            let recorder = Recorder()
+            let q1 = makeNamedQueue("q1")
+            let done = await waitForCall { done in
+                makeService(sandbox)
+                    .GET("/stores", parameters: ["zip": "15217"])
+                    .response { _, _ in recorder.record("1 \(currentQueueName())") }
+                    .responseJSON { _ in recorder.record("2 \(currentQueueName())") }
+                    .response(q1) { _, _ in recorder.record("3 \(currentQueueName())") }
+                    .responseString(q1) { _ in recorder.record("4 \(currentQueueName())") }
+                    .responseError { _ in recorder.record("never") }
+                    .response { _, _ in
+                        recorder.record("5 \(currentQueueName())")
+                        done()
+                    }
+            }
+            #expect(done)
+            #expect(recorder.all == ["1 delegate", "2 delegate", "3 q1", "4 q1", "5 delegate"])
+        }
+    }
+
+    @Test("a handler added from the delegate queue once the chain is idle runs after add returns, not inside it")
+    func lateHandlerNeverInline() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let task = makeService(sandbox, session: session).GET("/stores", parameters: ["zip": "15217"])
+            let answered = await waitForCall { done in task.response { _, _ in done() } }
+            #expect(answered)
+            let recorder = Recorder()
+            let done = await waitForCall { done in
+                session.delegateQueue.addOperation {
+                    task.response { _, _ in
+                        recorder.record("handler \(currentQueueName())")
+                        done()
+                    }
+                    recorder.record("add returned")
+                }
+            }
+            #expect(done)
+            #expect(recorder.all == ["add returned", "handler delegate"])
+        }
+    }
+
+    @Test("tasks made together with no handler each start on their own, none before the delay")
+    func manyStartOnTheirOwn() async throws {
+        try await withSandbox { sandbox in
+            let total = 12
+            let arrivals = Mutex<[ContinuousClock.Instant]>([])
+            let all = Event()
+            sandbox.route("/record/") { _ in
+                if arrivals.withLock({ $0.append(.now); return $0.count }) == total { all.fire() }
+                return .text("ok")
+            }
+            let service = makeService(sandbox)
+            let made = ContinuousClock.now
+            for index in 0..<total {
+                service.POST("/record/", parameters: ["n": index])
+                // Some made while the first ones wait, some after.
+                if index == total / 2 { try await Task.sleep(for: .milliseconds(4)) }
+            }
+            #expect(await all.wait())
+            let first = try #require(arrivals.withLock { $0.min() })
+            #expect(first - made >= .milliseconds(10))
+            #expect(arrivals.withLock { $0.count } == total)
+        }
+    }
+
+    @Test("a task that started on its own runs the handlers added afterwards")
+    func handlersAfterAutomaticStart() async throws {
+        try await withSandbox { sandbox in
+            let task = makeService(sandbox).GET("/stores", parameters: ["zip": "15217"])
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(task.cycle?.state != .idle)
+            let recorder = Recorder()
+            let done = await waitForCall { done in
+                task
+                    .responseJSON([StoreModel].self) { stores in recorder.record("stores \(stores.count)") }
+                    .response { _, _ in
+                        recorder.record("response")
+                        done()
+                    }
+            }
+            #expect(done)
+            #expect(recorder.all == ["stores 2", "response"])
+        }
+    }
+
+    @Test("a task cancelled before its automatic start never sends its request")
+    func cancelledBeforeAutomaticStart() async throws {
+        try await withSandbox { sandbox in
+            let task = makeService(sandbox).GET("/hello/")
+            task.cancel()
+            try await Task.sleep(for: .milliseconds(60))
+            #expect(task.cycle?.state == .idle)
+            #expect(sandbox.acceptedConnectionCount == 0)
+        }
+    }
+
+    @Test("a GET without options gets its URL, query and method, like one with options")
+    func requestWithoutOptions() throws {
+        let service = WebService(baseURLString: "https://storelocator.example/api/")
+        let plain = service.GET("/stores", parameters: ["zip": "15217"])
+        let withOption = service.GET("/stores", parameters: ["zip": "15217"], options: [.timeout(30)])
+        plain.cancel()
+        withOption.cancel()
+        let request = try #require(plain.cycle?.request)
+        #expect(request.url?.absoluteString == "https://storelocator.example/api/stores?zip=15217")
+        #expect(request.url == withOption.cycle?.request.url)
+        #expect(request.method == .get)
+        #expect(request.data == nil)
+        let delete = service.DELETE("/stores/1")
+        delete.cancel()
+        #expect(delete.cycle?.request.method == .delete)
+        let invalid = service.GET("http://")
+        #expect(invalid.cycle == nil)
+    }
+}
