@@ -21,6 +21,11 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// LF or NUL. Nothing was sent.
     case invalidHeader(name: String, reason: String)
     /// The transport failed (connection refused, timed out, dropped…); the `URLError` says how.
+    ///
+    /// A server certificate that can't be verified (self-signed, unknown issuer, expired, another
+    /// host's) is `URLError.Code.serverCertificateUntrusted` on every platform, with the TLS
+    /// library's message in its description: FoundationNetworking on Linux reports it as an
+    /// `unknown` error, which the cycle translates.
     case transport(URLError)
     /// The cycle was cancelled with `cancel(explicitly: false)`.
     case cancelled

@@ -1,0 +1,276 @@
+import Foundation
+import Synchronization
+import Testing
+import JewzruxinTestSupport
+@testable import Jewzruxin
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// TLS errors (issue #9, L12). FoundationNetworking reports a server certificate that fails
+// verification as NSURLErrorDomain code -1 (`unknown`), not -1202, with libcurl's message as its
+// description ("SSL certificate problem: self-signed certificate", the same in its underlying
+// error). The cycle turns it into `URLError(.serverCertificateUntrusted)`; other -1 errors (a body
+// cut short is one) stay as they are. The end-to-end test serves a freshly made self-signed
+// certificate with `openssl s_server`; it is skipped where /usr/bin/openssl is absent.
+
+/// The OpenSSL command line tool the end-to-end test needs.
+let opensslPath = "/usr/bin/openssl"
+
+/// Why a helper process could not be used.
+struct HelperProcessError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs a process to its end, killing it after `timeout` seconds; its exit status.
+func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeout: TimeInterval = 30) async throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let exited = Mutex<CheckedContinuation<Int32?, Never>?>(nil)
+    let finish: @Sendable (Int32?) -> Void = { status in
+        exited.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }?.resume(returning: status)
+    }
+    process.terminationHandler = { finish($0.terminationStatus) }
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
+        exited.withLock { $0 = continuation }
+        do {
+            try process.run()
+        } catch {
+            finish(nil)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { finish(nil) }
+    }
+    guard let status else {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        throw HelperProcessError(description: "\(path) \(arguments.joined(separator: " ")) did not run to its end within \(timeout) s")
+    }
+    return status
+}
+
+/// Serves a new self-signed certificate (CN=localhost) with `openssl s_server -www` on a free
+/// loopback port for the duration of `body`, then stops the server and removes its files.
+func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("TLSTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let made = try await runProcess(opensslPath, [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+        "-keyout", "key.pem", "-out", "cert.pem",
+    ], in: directory)
+    guard made == 0 else { throw HelperProcessError(description: "openssl req exited with \(made)") }
+
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: opensslPath)
+    // Port 0: the system picks a free one, and s_server prints it ("ACCEPT 127.0.0.1:<port>").
+    server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"]
+    server.currentDirectoryURL = directory
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.nullDevice
+    let exited = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    server.terminationHandler = { _ in
+        exited.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
+    }
+
+    // The port, read from the server's output; `nil` when it exits or is silent for 20 s.
+    let announced = Mutex<(text: String, waiter: CheckedContinuation<Int?, Never>?)>(("", nil))
+    let announce: @Sendable (Int?) -> Void = { port in
+        announced.withLock { state in
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume(returning: port)
+    }
+    output.fileHandleForReading.readabilityHandler = { handle in
+        // Read on even after the port is known, so the server never blocks on a full pipe.
+        let data = handle.availableData
+        guard !data.isEmpty else {
+            announce(nil)
+            return
+        }
+        let text = announced.withLock { state -> String in
+            state.text += String(decoding: data, as: UTF8.self)
+            return state.text
+        }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+              let colon = line.lastIndex(of: ":"),
+              let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        else { return }
+        announce(port)
+    }
+    let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+        announced.withLock { $0.waiter = continuation }
+        do {
+            try server.run()
+        } catch {
+            announce(nil)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { announce(nil) }
+    }
+
+    /// Stops the server with SIGKILL (it may have inherited a blocked SIGTERM from the test
+    /// process, so `terminate()` can leave it running) and waits up to 5 s for its exit.
+    func stop() async {
+        let pid = server.processIdentifier
+        if server.isRunning, pid > 0 { kill(pid, SIGKILL) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = exited.withLock { state -> Bool in
+                if !state.done { state.waiter = continuation }
+                return state.done
+            }
+            if done { continuation.resume(); return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
+                exited.withLock { state -> CheckedContinuation<Void, Never>? in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }?.resume()
+            }
+        }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+
+    guard let port else {
+        await stop()
+        throw HelperProcessError(description: "openssl s_server did not report its port; output: \(announced.withLock { $0.text })")
+    }
+    do {
+        try await body(port)
+    } catch {
+        await stop()
+        throw error
+    }
+    await stop()
+}
+
+/// Checks that `error` is the translated untrusted-certificate error for `url`.
+func checkUntrustedCertificate(_ error: (any Error)?, url: URL, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard case HTTPError.transport(let urlError)? = error else {
+        Issue.record("expected HTTPError.transport, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(urlError.code == .serverCertificateUntrusted, "\(urlError)", sourceLocation: sourceLocation)
+    #expect(urlError.localizedDescription.contains("TLS certificate is not trusted"), sourceLocation: sourceLocation)
+    #expect(urlError.localizedDescription.contains("self-signed certificate"), "curl's message is kept", sourceLocation: sourceLocation)
+    #expect(urlError.failingURL == url, sourceLocation: sourceLocation)
+    let underlying = urlError.userInfo[NSUnderlyingErrorKey] as? NSError
+    #expect(underlying?.domain == NSURLErrorDomain, sourceLocation: sourceLocation)
+    #expect(underlying?.code == URLError.Code.unknown.rawValue, "FoundationNetworking's own error is kept", sourceLocation: sourceLocation)
+    #expect(HTTPError.transport(urlError).description.contains("not trusted"), sourceLocation: sourceLocation)
+}
+
+@Suite("TLS errors (L12)")
+struct TLSTests {
+    @Suite("a self-signed server certificate", .onEveryTransport,
+           .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath),
+                    "needs \(opensslPath) to make and serve a self-signed certificate"))
+    struct SelfSigned {
+        @Test("fails as serverCertificateUntrusted, with curl's message, through the callback and async APIs")
+        func untrusted() async throws {
+            try await withSelfSignedServer { port in
+                let string = "https://127.0.0.1:\(port)/"
+                let url = try #require(URL(string: string))
+                let session = makeSession {
+                    $0.timeoutIntervalForRequest = 10
+                    $0.timeoutIntervalForResource = 20
+                }
+                session.retryPolicy.maximumRetryCount = 0
+                let indicator = NetworkActivityIndicator()
+                session.networkActivityIndicator = indicator
+
+                let result = try await outcome { try HTTPCycle.get(string, session: session, completionHandler: $0) }
+                checkUntrustedCertificate(result.error, url: url)
+
+                do {
+                    let cycle = try await HTTPCycle.get(string, session: session)
+                    Issue.record("expected an error, got status \(cycle.response.statusCode ?? 0)")
+                } catch {
+                    checkUntrustedCertificate(error, url: url)
+                }
+                #expect(await finishes(within: 30) { await session.drain() }, "the session became idle")
+                #expect(session.runningTaskCount == 0)
+                #expect(indicator.count == 0)
+            }
+        }
+    }
+
+    @Test("curl's certificate messages become serverCertificateUntrusted", arguments: [
+        "SSL certificate problem: self-signed certificate",
+        "SSL certificate problem: unable to get local issuer certificate",
+        "SSL certificate problem: certificate has expired",
+        "SSL certificate problem: self-signed certificate in certificate chain",
+        "SSL: no alternative certificate subject name matches target host name 'example.com'",
+        "SSL: certificate subject name 'a.example' does not match target host name 'b.example'",
+    ])
+    func mapsCertificateMessages(message: String) throws {
+        let url = try #require(URL(string: "https://example.com/a"))
+        let inner = NSError(domain: NSURLErrorDomain, code: -1, userInfo: [NSLocalizedDescriptionKey: message])
+        let reported = NSError(domain: NSURLErrorDomain, code: -1, userInfo: [
+            NSLocalizedDescriptionKey: message, NSUnderlyingErrorKey: inner,
+            NSURLErrorFailingURLErrorKey: url,
+        ])
+        for error in [reported as any Error, URLError(.unknown, userInfo: reported.userInfo)] {
+            guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(error) else {
+                Issue.record("not a transport error: \(HTTPCycle.mapTransportError(error))")
+                continue
+            }
+            #expect(mapped.code == .serverCertificateUntrusted)
+            #expect(mapped.localizedDescription.hasSuffix(message))
+            #expect(mapped.failingURL == url)
+            #expect((mapped.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == -1)
+        }
+    }
+
+    @Test("the message may be only in the underlying error")
+    func underlyingMessage() {
+        let inner = NSError(domain: NSURLErrorDomain, code: -1, userInfo: [NSLocalizedDescriptionKey: "SSL certificate problem: certificate has expired"])
+        let mapped = HTTPCycle.mapTransportError(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: inner]))
+        guard case HTTPError.transport(let urlError) = mapped else {
+            Issue.record("not a transport error: \(mapped)")
+            return
+        }
+        #expect(urlError.code == .serverCertificateUntrusted)
+    }
+
+    @Test("other -1 errors, and other codes with a certificate message, are left as they are", arguments: [
+        (URLError.Code.unknown, "transfer closed with 50000 bytes remaining to read"),
+        (URLError.Code.unknown, "Recv failure: Connection reset by peer"),
+        (URLError.Code.unknown, "SSL_ERROR_SYSCALL in connection to 127.0.0.1:443"),
+        (URLError.Code.unknown, ""),
+        (URLError.Code.secureConnectionFailed, "SSL certificate problem: self-signed certificate"),
+        (URLError.Code.networkConnectionLost, "SSL certificate problem: self-signed certificate"),
+    ])
+    func leavesOthers(code: URLError.Code, message: String) {
+        let original = URLError(code, userInfo: message.isEmpty ? [:] : [NSLocalizedDescriptionKey: message])
+        guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(original) else {
+            Issue.record("not a transport error: \(HTTPCycle.mapTransportError(original))")
+            return
+        }
+        #expect(mapped.code == code)
+        #expect(mapped.userInfo[NSLocalizedDescriptionKey] as? String == (message.isEmpty ? nil : message))
+    }
+
+    @Test("a cancellation is still HTTPError.cancelled")
+    func cancellation() {
+        guard case HTTPError.cancelled = HTTPCycle.mapTransportError(URLError(.cancelled)) else {
+            Issue.record("expected HTTPError.cancelled")
+            return
+        }
+    }
+}
