@@ -148,3 +148,35 @@ func currentQueueName() -> String {
     if OperationQueue.current?.name == "JewzruxinFluentTests.delegate" { return "delegate" }
     return "other"
 }
+
+/// Runs an action when something happens, whichever comes first: the action being set or the
+/// event. Lets a sandbox route cancel a request from its own thread the moment the request
+/// arrives, without waiting for a task of the cooperative pool (which a loaded machine may
+/// delay past the server's answer).
+final class OnArrival: Sendable {
+    private struct State {
+        var arrived = false
+        var action: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    /// Sets the action; runs it at once if the event happened already.
+    func set(_ action: @escaping @Sendable () -> Void) {
+        let run = state.withLock { s -> Bool in
+            s.action = action
+            return s.arrived
+        }
+        if run { action() }
+    }
+
+    /// The event: runs the action if it is set (the first time only).
+    func fire() {
+        let action = state.withLock { s -> (@Sendable () -> Void)? in
+            guard !s.arrived else { return nil }
+            s.arrived = true
+            return s.action
+        }
+        action?()
+    }
+}

@@ -263,9 +263,9 @@ struct ServiceTaskTests {
     @Test("cancel() while the request is in flight: error handlers get HTTPError.cancelled, nothing else runs")
     func cancelInFlight() async throws {
         try await withSandbox { sandbox in
-            let arrived = Event()
+            let arrival = OnArrival()
             sandbox.route("/slow/") { _ in
-                arrived.fire()
+                arrival.fire()
                 var response = SandboxResponse.text("late")
                 response.delay = 10  // ends when the sandbox stops
                 return response
@@ -273,6 +273,7 @@ struct ServiceTaskTests {
             let session = makeSession()
             let recorder = Recorder()
             let task = makeService(sandbox, session: session).GET("/slow/")
+            arrival.set { task.cancel() }
             let done = await waitForCall { done in
                 task
                     .response { _, _ in recorder.record("response") }
@@ -280,10 +281,6 @@ struct ServiceTaskTests {
                         if case HTTPError.cancelled = error { recorder.record("cancelled") } else { recorder.record("\(error)") }
                         done()
                     }
-                Task {
-                    _ = await arrived.wait()
-                    task.cancel()
-                }
             }
             #expect(done)
             #expect(recorder.all == ["cancelled"])

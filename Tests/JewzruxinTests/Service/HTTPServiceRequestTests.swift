@@ -76,7 +76,8 @@ struct HTTPServiceRequestTests {
         try await withSandbox { sandbox in
             let counter = routeCounter(sandbox)
             let service = try HTTPService(profile: sandboxProfile(sandbox), session: makeSession())
-            let first = Task { try await service.requestResource("count", identifier: "r", uriValues: ["delay": "1"]) }
+            // Long enough that the second call comes while the first runs, even on a loaded machine.
+            let first = Task { try await service.requestResource("count", identifier: "r", uriValues: ["delay": "3"]) }
             await counter.waitUntil(count: 1)
             await #expect(throws: HTTPError.self) {
                 try await service.requestResource("count", identifier: "r", option: .reuse, uriValues: ["delay": "0.3"])
