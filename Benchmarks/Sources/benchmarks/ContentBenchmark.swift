@@ -26,6 +26,8 @@ enum ContentBenchmark {
         case urlsessionFile = "urlsession-file"
         /// HTTPCycle with `FileWriter(url:)`.
         case fileWriter = "filewriter"
+        /// The same on a session with the native transport (reads paced by the writes).
+        case fileWriterNative = "filewriter-native"
         /// HTTPCycle with `Accumulator(maximumSize: 1 MiB)`.
         case accumulator
         /// URLSession with a data delegate that keeps up to 1 MiB and calls `task.cancel()` beyond
@@ -43,7 +45,7 @@ enum ContentBenchmark {
         /// Whether the case stops at ``ContentBenchmark/cap`` (its sandbox then counts what it sends).
         var stopsAtCap: Bool { [.accumulator, .urlsessionCancel, .urlsessionCancelAsync].contains(self) }
         /// Whether the case writes the body to a file.
-        var writesFile: Bool { [.urlsessionFile, .fileWriter, .urlsessionDownload].contains(self) }
+        var writesFile: Bool { [.urlsessionFile, .fileWriter, .fileWriterNative, .urlsessionDownload].contains(self) }
     }
 
     /// What a case is judged on.
@@ -71,6 +73,7 @@ enum ContentBenchmark {
     static let cases = [
         Case(label: "URLSession + FileHandle (baseline)", kind: .urlsessionFile, path: path, target: .baseline),
         Case(label: "FileWriter", kind: .fileWriter, path: path, target: .completeFile),
+        Case(label: "FileWriter, native transport", kind: .fileWriterNative, path: path, target: .completeFile),
         Case(label: "Accumulator(maximumSize: 1 MiB)", kind: .accumulator, path: path, target: .tooLarge),
         Case(label: "Accumulator(maximumSize: 1 MiB), chunked", kind: .accumulator, path: path + "?chunked=1", target: .tooLarge),
     ]

@@ -85,6 +85,7 @@ extension ContentBenchmark {
         switch kind {
         case .urlsessionFile: outcome = rawDataTask(url, delegate: FileHandleDelegate(destination: destination))
         case .fileWriter: outcome = cycleDownload(url, handler: FileWriter(url: destination))
+        case .fileWriterNative: outcome = cycleDownload(url, handler: FileWriter(url: destination), native: true)
         case .accumulator: outcome = cycleDownload(url, handler: ProbedAccumulator(maximumSize: cap))
         case .urlsessionCancel: outcome = rawDataTask(url, delegate: CappedDelegate(cap: cap, cancelsElsewhere: false))
         case .urlsessionCancelAsync: outcome = rawDataTask(url, delegate: CappedDelegate(cap: cap, cancelsElsewhere: true))
@@ -186,9 +187,10 @@ extension ContentBenchmark {
         var sampled: MemorySampler.Summary
     }
 
-    /// One HTTPCycle on its own session; its completion handler runs on a private queue.
-    static func cycleDownload(_ url: URL, handler: any ContentHandler) -> Outcome {
-        let session = HTTPSession(delegateQueue: OperationQueue())
+    /// One HTTPCycle on its own session (URLSession, or the native transport); its completion
+    /// handler runs on a private queue.
+    static func cycleDownload(_ url: URL, handler: any ContentHandler, native: Bool = false) -> Outcome {
+        let session = HTTPSession(delegateQueue: OperationQueue(), transport: native ? .native : nil)
         session.networkActivityIndicator = nil
         let networkQueue = session.core.delegateQueue
         let sampler = MemorySampler { networkQueue.operationCount }
