@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import JewzruxinTestSupport
 @testable import Jewzruxin
@@ -202,10 +201,10 @@ final class StressTracker: Sendable {
         var expired = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(count: Int) {
-        state = Mutex(State(entries: Array(repeating: Entry(), count: count)))
+        state = Locked(State(entries: Array(repeating: Entry(), count: count)))
     }
 
     func expect(_ index: Int, completions: Int) {
@@ -271,7 +270,7 @@ final class StressTracker: Sendable {
 
 /// Whether `body` finishes within `seconds` (it goes on in the background if it doesn't).
 func finishes(within seconds: TimeInterval, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    let slot = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+    let slot = Locked<CheckedContinuation<Bool, Never>?>(nil)
     let finish: @Sendable (Bool) -> Void = { value in
         slot.withLock { slot in
             defer { slot = nil }
@@ -295,7 +294,7 @@ final class StressHooks: Sendable {
         var action: (@Sendable () -> Void)?
     }
 
-    private let hooks = Mutex<[Int: Hook]>([:])
+    private let hooks = Locked<[Int: Hook]>([:])
 
     func set(_ index: Int, _ action: @escaping @Sendable () -> Void) {
         hooks.withLock { $0[index, default: Hook()].action = action }
@@ -369,7 +368,7 @@ struct StressRunner: Sendable {
         case .cancelOnFirstChunk, .cancelExplicitlyOnFirstChunk:
             let cycle = HTTPCycle(requestURL: url, session: session)
             let explicitly = kind.cancelsExplicitly
-            let first = Mutex(true)
+            let first = Locked(true)
             cycle.didWriteDataHandler = { cycle, _, _, _ in
                 guard first.withLock({ first in defer { first = false }; return first }) else { return }
                 cycle.cancel(explicitly: explicitly)
@@ -384,7 +383,7 @@ struct StressRunner: Sendable {
         case .restartAfterFinish:
             tracker.expect(index, completions: 2)
             let cycle = HTTPCycle(requestURL: url, session: session)
-            let restarted = Mutex(false)
+            let restarted = Locked(false)
             cycle.start { cycle, error in
                 record(cycle, error)
                 if !restarted.withLock({ done in defer { done = true }; return done }) { cycle.restart() }
