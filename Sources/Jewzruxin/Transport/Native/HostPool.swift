@@ -151,8 +151,10 @@ final class HostPool: @unchecked Sendable {
 
 /// One connection slot of a ``HostPool``: a thread that runs transfers one after the other.
 private final class Worker: @unchecked Sendable {
-    // `handoff` is guarded by the pool's mutex; the rest belongs to the worker's thread.
-    unowned let pool: HostPool
+    // `handoff` is guarded by the pool's mutex; the rest belongs to the worker's thread. The
+    // worker keeps its pool alive (a thread may start after the transport is gone); the pool's
+    // idle list holds the worker only until it ends, which `shutDown()` or the idle timeout brings.
+    let pool: HostPool
     let condition: UnsafeMutablePointer<pthread_cond_t>
     var handoff: NativeExchange?
     private var connection: NativeConnection?
@@ -170,8 +172,6 @@ private final class Worker: @unchecked Sendable {
     }
 
     func run(first: NativeExchange) {
-        // The worker keeps its pool alive while it runs (`unowned` above is then safe).
-        let pool = self.pool
         var next: NativeExchange? = first
         while let exchange = next {
             exchange.run(on: &connection, waker: waker) { pool.workerBecameAvailable(self) }

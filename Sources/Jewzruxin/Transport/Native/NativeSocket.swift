@@ -192,10 +192,11 @@ final class NativeSocket {
 
     /// Writes all of `bytes`, waiting for room as needed.
     func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
             guard !waker.isSignalled else { throw .woken }
-            let count = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Self.sendFlags)
+            let count = send(descriptor, base + offset, bytes.count - offset, Self.sendFlags)
             if count >= 0 {
                 offset += count
                 continue
