@@ -14,33 +14,6 @@ import FoundationNetworking
 // also checks that exactly one handler ran, that the session has no transfer left, that the
 // session's activity indicator is back to zero, and that no partial or temporary file is left.
 
-/// How a fault case must end.
-enum FluentFaultExpectation: Sendable, CustomStringConvertible {
-    /// Success with exactly this body.
-    case success(Data)
-    /// `HTTPError.transport` with one of these codes.
-    case transport(Set<URLError.Code>)
-    /// `HTTPError.statusCodeSeemsToHaveErred` with this status.
-    case status(Int)
-    /// A `ContentHandlerError` with this code.
-    case content(ContentHandlerError.Code)
-    /// Success with the gzip stream as the server sent it (the native transport asks for no
-    /// content coding, so it decodes none).
-    case gzipAsSent
-
-    var description: String {
-        switch self {
-        case .success(let body): return "success with \(body.count) bytes"
-        case .transport(let codes): return "transport error \(codes.map(\.rawValue).sorted())"
-        case .status(let status): return "status \(status)"
-        case .content(let code): return "content handler error \(code)"
-        case .gzipAsSent: return "success with the gzip bytes as sent"
-        }
-    }
-
-    static func text(_ text: String) -> FluentFaultExpectation { .success(Data(text.utf8)) }
-}
-
 /// Where a fault case's body goes.
 enum FluentFaultBody: Sendable {
     /// The cycle's own handler: memory, any size.
@@ -57,7 +30,7 @@ struct FluentFaultCase: Sendable, CustomTestStringConvertible {
     /// The path and query on the sandbox; `nil` for a port that refuses connections.
     let path: String?
     var body: FluentFaultBody = .memory
-    let expectation: FluentFaultExpectation
+    let expectation: FaultExpectation
     /// Retries allowed (50 ms apart unless `Retry-After` says otherwise); none by default.
     var retries = 0
     /// The request timeout (`.timeout` option), short so that stalls end fast.
@@ -74,10 +47,10 @@ struct FluentFaultCase: Sendable, CustomTestStringConvertible {
     var crashesFoundationNetworking = false
 
     /// How the case must end on the native transport, when it differs.
-    var onNative: FluentFaultExpectation?
+    var onNative: FaultExpectation?
 
     /// How the case must end on the transport under test.
-    var expected: FluentFaultExpectation {
+    var expected: FaultExpectation {
         TransportUnderTest.current == .native ? onNative ?? expectation : expectation
     }
 
@@ -89,27 +62,19 @@ struct FluentFaultCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// Transport codes for a connection that ended before a complete response (FoundationNetworking
-/// reports a body cut short as `.unknown`).
-private let dropped: Set<URLError.Code> = [
-    .networkConnectionLost, .badServerResponse, .cannotParseResponse, .zeroByteResource, .unknown,
-]
-private let undecodable: Set<URLError.Code> = [.cannotDecodeContentData, .cannotDecodeRawData]
-private let truncatedGzipIssue = "a truncated gzip stream is delivered as a successful, silently truncated body"
-
 private func pattern(_ count: Int) -> Data { SandboxBody.expectedPattern(count: count) }
 
 let fluentFaultCases: [FluentFaultCase] = [
     FluentFaultCase(name: "connection refused", path: nil, expectation: .transport([.cannotConnectToHost])),
-    FluentFaultCase(name: "close before headers", path: "/fault/close-before-headers", expectation: .transport(dropped)),
-    FluentFaultCase(name: "close mid-headers", path: "/fault/close-mid-headers", expectation: .transport(dropped),
+    FluentFaultCase(name: "close before headers", path: "/fault/close-before-headers", expectation: .transport(faultDroppedCodes)),
+    FluentFaultCase(name: "close mid-headers", path: "/fault/close-mid-headers", expectation: .transport(faultDroppedCodes),
                     crashesFoundationNetworking: true),
     FluentFaultCase(name: "close mid-body (Content-Length)", path: "/fault/close-mid-body?length=100000&sent=50000",
-                    expectation: .transport(dropped)),
+                    expectation: .transport(faultDroppedCodes)),
     FluentFaultCase(name: "close mid-body (chunked)", path: "/fault/close-mid-chunked?sent=50000&chunk=1000",
-                    expectation: .transport(dropped)),
-    FluentFaultCase(name: "reset before the response", path: "/fault/reset", expectation: .transport(dropped)),
-    FluentFaultCase(name: "reset mid-body", path: "/fault/reset?sent=120", expectation: .transport(dropped)),
+                    expectation: .transport(faultDroppedCodes)),
+    FluentFaultCase(name: "reset before the response", path: "/fault/reset", expectation: .transport(faultDroppedCodes)),
+    FluentFaultCase(name: "reset mid-body", path: "/fault/reset?sent=120", expectation: .transport(faultDroppedCodes)),
     FluentFaultCase(name: "stall: headers never come", path: "/fault/stall?seconds=20", expectation: .transport([.timedOut]),
                     requestTimeout: 1),
     FluentFaultCase(name: "slow drip within the timeout", path: "/fault/slow-body?n=20&interval_ms=20", expectation: .success(pattern(20))),
@@ -131,7 +96,7 @@ let fluentFaultCases: [FluentFaultCase] = [
     FluentFaultCase(name: "redirect chain too long (302)", path: "/fault/redirect-chain/60?key=k",
                     expectation: .transport([.httpTooManyRedirects]), resourceTimeout: 5),
     FluentFaultCase(name: "complete gzip (control)", path: "/fault/truncated-gzip?n=5000&cut=0", expectation: .success(pattern(5000)), onNative: .gzipAsSent),
-    FluentFaultCase(name: "truncated gzip", path: "/fault/truncated-gzip?n=5000", expectation: .transport(undecodable),
+    FluentFaultCase(name: "truncated gzip", path: "/fault/truncated-gzip?n=5000", expectation: .transport(faultDecodingCodes),
                     knownIssue: truncatedGzipIssue, onNative: .gzipAsSent),
     FluentFaultCase(name: "over the Accumulator cap (Content-Length)", path: "/fault/large?n=200000", body: .capped(100_000),
                     expectation: .content(.contentTooLarge)),
@@ -140,14 +105,14 @@ let fluentFaultCases: [FluentFaultCase] = [
     FluentFaultCase(name: "within the Accumulator cap", path: "/fault/large?n=100000&chunked=1", body: .capped(100_000),
                     expectation: .success(pattern(100_000))),
     FluentFaultCase(name: "downloadToFile: close mid-body", path: "/fault/close-mid-body?length=100000&sent=50000", body: .file,
-                    expectation: .transport(dropped)),
-    FluentFaultCase(name: "downloadToFile: reset mid-body", path: "/fault/reset?sent=120", body: .file, expectation: .transport(dropped)),
+                    expectation: .transport(faultDroppedCodes)),
+    FluentFaultCase(name: "downloadToFile: reset mid-body", path: "/fault/reset?sent=120", body: .file, expectation: .transport(faultDroppedCodes)),
     FluentFaultCase(name: "downloadToFile: stall", path: "/fault/stall?seconds=20", body: .file, expectation: .transport([.timedOut]),
                     requestTimeout: 1),
     FluentFaultCase(name: "downloadToFile: 503 storm", path: "/fault/retry-after?key=k&n=100&seconds=0", body: .file,
                     expectation: .status(503), retries: 1, serverCount: 2),
     FluentFaultCase(name: "downloadToFile: truncated gzip", path: "/fault/truncated-gzip?n=5000", body: .file,
-                    expectation: .transport(undecodable), knownIssue: truncatedGzipIssue, onNative: .gzipAsSent),
+                    expectation: .transport(faultDecodingCodes), knownIssue: truncatedGzipIssue, onNative: .gzipAsSent),
     FluentFaultCase(name: "downloadToFile: slow drip succeeds", path: "/fault/slow-body?n=20&interval_ms=20", body: .file,
                     expectation: .success(pattern(20))),
 ]

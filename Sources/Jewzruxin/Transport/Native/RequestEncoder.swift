@@ -108,13 +108,11 @@ struct RequestEncoder {
         return (head, framing)
     }
 
-    /// Refuses a field that would break the message or smuggle another.
+    /// Refuses a field that would break the message or smuggle another (the rule of
+    /// ``HTTPRequest/setValue(_:forHTTPHeaderField:)``, applied here to the headers the transport
+    /// adds too: cookies and the configuration's additional headers).
     static func validate(name: String, value: String) throws {
-        guard !name.isEmpty, name.utf8.allSatisfy(ResponseDecoder.isTokenByte) else {
-            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The header name \"\(name)\" is not a valid token."])
-        }
-        guard value.utf8.allSatisfy({ $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) else {
-            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The value of header \"\(name)\" contains CR, LF or NUL."])
-        }
+        guard let reason = HTTPRequest.invalidity(name: name, value: value) else { return }
+        throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The header \"\(name)\" can't be sent: \(reason)."])
     }
 }
