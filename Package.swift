@@ -54,7 +54,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: ["PlaygroundKit", "playground", "Jewzruxin", "JewzruxinSandbox"]
+            dependencies: ["PlaygroundKit", "playground", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

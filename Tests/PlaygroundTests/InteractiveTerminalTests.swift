@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ struct InteractiveTerminalTests {
         process.standardOutput = handle
         process.standardError = handle
         let modesBefore = terminal.localModes
-        try process.run()
+        try process.runSerially()
         terminal.startReading()
         try await session(terminal)
         // Blocking waits go to a thread of their own: on 2 cores, a blocked cooperative thread or GCD

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinTestSupport
 import Synchronization
 import Testing
 
@@ -144,7 +145,7 @@ enum PlaygroundExecutable {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        try process.runSerially()
         let output = Collector(stdout, trigger: interruptAfterOutput) {
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { process.interrupt() }
         }

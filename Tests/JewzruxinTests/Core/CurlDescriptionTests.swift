@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinTestSupport
 import Testing
 @testable import Jewzruxin
 
@@ -39,7 +40,7 @@ struct CurlDescriptionTests {
         process.arguments = ["-c", command]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try process.runSerially()
         process.waitUntilExit()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(output == "-X\nPOST\n--data-binary\na 'quoted' $HOME `cmd` \\ body\nhttp://h/x\n")

@@ -46,7 +46,7 @@ func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeou
     let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
         exited.withLock { $0 = continuation }
         do {
-            try process.run()
+            try process.runSerially()
         } catch {
             finish(nil)
             return
@@ -117,7 +117,7 @@ func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async thro
     let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
         announced.withLock { $0.waiter = continuation }
         do {
-            try server.run()
+            try server.runSerially()
         } catch {
             announce(nil)
             return
