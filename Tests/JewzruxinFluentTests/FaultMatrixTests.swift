@@ -147,14 +147,9 @@ struct FluentFaultMatrixTests {
             return
         }
         try await withSandbox { sandbox in
-            let path: String
-            if let faultPath = faultCase.path {
-                path = faultPath
-            } else {
-                let closed = try Sandbox.start()
-                path = closed.baseURL.absoluteString + "/hello/"
-                closed.stop()
-            }
+            let closed = try RefusingPort()
+            defer { withExtendedLifetime(closed) {} }
+            let path = faultCase.path ?? closed.url("/hello/")
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("FluentFaultMatrix-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }

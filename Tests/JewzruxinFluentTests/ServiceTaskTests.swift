@@ -206,9 +206,9 @@ struct ServiceTaskTests {
 
     @Test("a transport error: error handlers get it and no response")
     func transportError() async throws {
-        let sandbox = try Sandbox.start()
-        let base = sandbox.baseURL.absoluteString
-        sandbox.stop()
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.url("")
         let got = Mutex<(Bool, Bool)?>(nil)
         let done = await waitForCall { done in
             WebService(baseURLString: base, session: makeSession()).GET("/hello/")

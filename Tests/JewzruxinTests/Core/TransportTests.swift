@@ -48,10 +48,9 @@ struct TransportTests {
 
     @Test("a refused connection is a transport error")
     func connectionRefused() async throws {
-        let sandbox = try Sandbox.start()
-        let url = sandbox.string("/hello/")
-        sandbox.stop()
-        let result = try await outcome { try HTTPCycle.get(url, session: makeSession(), completionHandler: $0) }
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
+        let result = try await outcome { try HTTPCycle.get(closed.url("/hello/"), session: makeSession(), completionHandler: $0) }
         guard case HTTPError.transport(let urlError)? = result.error else {
             Issue.record("expected a transport error, got \(String(describing: result.error))")
             return

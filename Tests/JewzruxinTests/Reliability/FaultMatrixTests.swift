@@ -144,12 +144,6 @@ enum CoreAPI: String, Sendable, CaseIterable, CustomTestStringConvertible {
 }
 
 /// A URL on a port where nothing listens: a sandbox bound it, then stopped.
-func faultRefusedURL() throws -> String {
-    let sandbox = try Sandbox.start()
-    let url = sandbox.baseURL.absoluteString + "/hello/"
-    sandbox.stop()
-    return url
-}
 
 /// A new empty directory for a case's files.
 func makeFaultDirectory() throws -> URL {
@@ -211,7 +205,9 @@ struct FaultMatrixTests {
             return
         }
         try await withSandbox { sandbox in
-            let url = try faultCase.path.map { sandbox.string($0) } ?? faultRefusedURL()
+            let closed = try RefusingPort()
+            defer { withExtendedLifetime(closed) {} }
+            let url = faultCase.path.map { sandbox.string($0) } ?? closed.url("/hello/")
             let directory = try makeFaultDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let session = makeSession {

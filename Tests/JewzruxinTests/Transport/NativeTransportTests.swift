@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 #if canImport(FoundationNetworking)
@@ -116,8 +117,9 @@ struct NativeTransportTests {
     @Test("a refused connection and an unknown host give URLSession's errors")
     func connectFailures() async throws {
         let (session, _) = nativeSession()
-        let port = try Self.closedPort()
-        let refused = try await outcome { try HTTPCycle.get("http://127.0.0.1:\(port)/", session: session, completionHandler: $0) }
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
+        let refused = try await outcome { try HTTPCycle.get(closed.url(), session: session, completionHandler: $0) }
         #expect(urlErrorCode(refused.error) == .cannotConnectToHost)
         let unknown = try await outcome { try HTTPCycle.get("http://no-such-host.invalid/", session: session, completionHandler: $0) }
         #expect(urlErrorCode(unknown.error) == .cannotFindHost)
@@ -161,12 +163,13 @@ struct NativeTransportTests {
 
     @Test("strict: https:// fails with unsupportedURL; by default it goes to URLSession")
     func https() async throws {
-        let port = try Self.closedPort()
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
         let (strict, _) = nativeSession(.init(usesURLSessionForHTTPS: false))
-        let refused = try await outcome { try HTTPCycle.get("https://127.0.0.1:\(port)/", session: strict, completionHandler: $0) }
+        let refused = try await outcome { try HTTPCycle.get(closed.url(scheme: "https"), session: strict, completionHandler: $0) }
         #expect(urlErrorCode(refused.error) == .unsupportedURL)
         let (lenient, transport) = nativeSession()
-        let viaURLSession = try await outcome { try HTTPCycle.get("https://127.0.0.1:\(port)/", session: lenient, completionHandler: $0) }
+        let viaURLSession = try await outcome { try HTTPCycle.get(closed.url(scheme: "https"), session: lenient, completionHandler: $0) }
         #expect(urlErrorCode(viaURLSession.error) == .cannotConnectToHost)
         #expect(transport.openConnectionCount == 0)
     }
@@ -229,12 +232,6 @@ struct NativeTransportTests {
     }
 
     /// A loopback port nothing listens on.
-    static func closedPort() throws -> Int {
-        let sandbox = try Sandbox.start()
-        let port = sandbox.baseURL.port ?? 1
-        sandbox.stop()
-        return port
-    }
 }
 
 /// The largest value recorded, from any thread.
