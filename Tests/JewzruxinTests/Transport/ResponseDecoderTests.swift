@@ -96,6 +96,31 @@ struct ResponseDecoderTests {
         #expect(decode("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: true))
     }
 
+    @Test("field names and tokens match in any ASCII case; lists are split and trimmed")
+    func caseAndLists() throws {
+        let mixed = decode("HTTP/1.1 200 OK\r\ncontent-LENGTH: 2\r\nCONNECTION: Upgrade ,  CLOSE\r\n\r\nok", close: false)
+        #expect(body(mixed.events) == "ok")
+        #expect(mixed.events.last == .end(reusable: false))
+        let chunked = decode("HTTP/1.1 200 OK\r\ntransfer-encoding: gzip ,Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", close: false)
+        #expect(body(chunked.events) == "ok" && chunked.events.last == .end(reusable: true))
+        // chunked not last: the body runs to the end of the connection.
+        let notLast = decode("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw")
+        #expect(body(notLast.events) == "raw" && notLast.events.last == .end(reusable: false))
+        // "keep-alive" is a token of its own, not a substring.
+        #expect(decode("HTTP/1.0 200 OK\r\nConnection: no-keep-alive-please\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: false))
+        #expect(decode("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: true))
+        // Repeated values, in one field or several, are one length; Int64.max is accepted, one more is not.
+        #expect(body(decode("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\ncontent-length: 2\r\n\r\nok", close: false).events) == "ok")
+        let largest = decode("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\n", close: false)
+        #expect(largest.error == nil && largest.events.count == 1)
+        #expect(decode("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775808\r\n\r\n").error == .badContentLength)
+        // Values keep inner spaces and lose the optional whitespace around them.
+        let head = try #require(firstHead(decode("HTTP/1.1 200 OK\r\nX-A: \t a  b \t\r\nx-a: c\r\nContent-Length: 0\r\n\r\n", close: false).events))
+        #expect(head.values("X-a") == ["a  b", "c"])
+        #expect(head.joinedFields["X-A"] == "a  b, c" && head.joinedFields.count == 2)
+        #expect(head.hasToken("C", in: "x-A") && !head.hasToken("a", in: "X-A"))
+    }
+
     @Test("bytes after the body: the response stands, the connection is not reused")
     func garbageAfterBody() {
         let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE", close: false)

@@ -73,27 +73,52 @@ struct ResponseHead: Sendable, Equatable {
 
     /// Every value of a field, the name matched case-insensitively.
     func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { Self.equalIgnoringASCIICase($0.name, name) }.map(\.value)
     }
 
     /// Whether the comma-separated values of `name` include `token`, case-insensitively.
     func hasToken(_ token: String, in name: String) -> Bool {
-        values(name).contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(token) == .orderedSame }
+        fields.contains { field in
+            Self.equalIgnoringASCIICase(field.name, name)
+                && field.value.utf8.split(separator: UInt8(ascii: ",")).contains { Self.equalIgnoringASCIICase(Self.trimmed($0), token.utf8) }
         }
+    }
+
+    /// Whether `a` and `b` are the same but for the case of ASCII letters, as field names and the
+    /// tokens of HTTP are compared (RFC 9110 §5.1); no Unicode case folding.
+    static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        equalIgnoringASCIICase(a.utf8, b.utf8)
+    }
+
+    static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// `bytes` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3).
+    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.endIndex...]
+        }
+        return bytes[first...last]
     }
 
     /// The fields as one dictionary: repeated names (in any spelling) joined with ", " under the
     /// first spelling, as HTTP allows for list fields.
     var joinedFields: [String: String] {
         var result: [String: String] = [:]
-        var spelling: [String: String] = [:]
+        result.reserveCapacity(fields.count)
+        // The first spelling of each name; a short list, searched without allocating.
+        var spellings: [String] = []
         for (name, value) in fields {
-            let key = name.lowercased()
-            if let first = spelling[key] {
-                result[first] = (result[first] ?? "") + ", " + value
+            if let first = spellings.first(where: { Self.equalIgnoringASCIICase($0, name) }) {
+                result[first, default: ""] += ", " + value
             } else {
-                spelling[key] = name
+                spellings.append(name)
                 result[name] = value
             }
         }
@@ -294,27 +319,38 @@ struct ResponseDecoder {
     }
 
     private mutating func frame(_ head: ResponseHead) throws(ResponseDecodingError) {
-        let connection = head.values("Connection")
-        if head.hasToken("close", in: "Connection") {
+        // One pass over the fields for the three that decide the framing.
+        var connection: [String] = []
+        var transferEncoding: [String] = []
+        var contentLength: [String] = []
+        for (name, value) in head.fields {
+            if ResponseHead.equalIgnoringASCIICase(name, "Content-Length") {
+                contentLength.append(value)
+            } else if ResponseHead.equalIgnoringASCIICase(name, "Transfer-Encoding") {
+                transferEncoding.append(value)
+            } else if ResponseHead.equalIgnoringASCIICase(name, "Connection") {
+                connection.append(value)
+            }
+        }
+        let connectionTokens = Self.listItems(connection)
+        if connectionTokens.contains(where: { ResponseHead.equalIgnoringASCIICase($0, "close".utf8) }) {
             keepAlive = false
         } else if head.major == 1 && head.minor == 0 {
-            keepAlive = connection.contains { $0.range(of: "keep-alive", options: .caseInsensitive) != nil }
+            keepAlive = connectionTokens.contains { ResponseHead.equalIgnoringASCIICase($0, "keep-alive".utf8) }
         }
         let framing: Framing
         if isHeadRequest || head.status == 204 || head.status == 304 || head.status == 101 {
             framing = .none
             if head.status == 101 { keepAlive = false }
-        } else if !head.values("Transfer-Encoding").isEmpty {
-            let codings = head.values("Transfer-Encoding").flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            if codings.last == "chunked" {
+        } else if !transferEncoding.isEmpty {
+            if let last = Self.listItems(transferEncoding).last, ResponseHead.equalIgnoringASCIICase(last, "chunked".utf8) {
                 framing = .chunked
             } else {
                 framing = .untilClose
             }
             // Both framings at once may be an attempt at smuggling: don't trust the connection again.
-            if !head.values("Content-Length").isEmpty { keepAlive = false }
-        } else if let length = try Self.contentLength(head) {
+            if !contentLength.isEmpty { keepAlive = false }
+        } else if let length = try Self.contentLength(contentLength) {
             framing = .length(length)
         } else {
             framing = .untilClose
@@ -329,14 +365,27 @@ struct ResponseDecoder {
         }
     }
 
-    private static func contentLength(_ head: ResponseHead) throws(ResponseDecodingError) -> Int64? {
-        let values = head.values("Content-Length").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    /// The items of comma-separated list fields, trimmed, empty ones left out.
+    private static func listItems(_ values: [String]) -> [Substring.UTF8View] {
+        values.flatMap { value in
+            value.utf8.split(separator: UInt8(ascii: ",")).map { Substring(ResponseHead.trimmed($0)).utf8 }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// The length the `Content-Length` values give; they may repeat it (also within one field,
+    /// comma-separated), but not contradict it.
+    private static func contentLength(_ fieldValues: [String]) throws(ResponseDecodingError) -> Int64? {
+        let values = fieldValues.flatMap { $0.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) }
         guard !values.isEmpty else { return nil }
         var length: Int64?
         for value in values {
-            let digits = value.trimmingCharacters(in: .whitespaces)
-            guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let parsed = Int64(digits) else {
-                throw .badContentLength
+            let digits = ResponseHead.trimmed(value)
+            guard !digits.isEmpty, digits.allSatisfy(isDigit) else { throw .badContentLength }
+            var parsed: Int64 = 0
+            for digit in digits {
+                let (shifted, overflow) = parsed.multipliedReportingOverflow(by: 10)
+                guard !overflow, shifted <= Int64.max - Int64(digit - 0x30) else { throw .badContentLength }
+                parsed = shifted + Int64(digit - 0x30)
             }
             if let length, length != parsed { throw .badContentLength }
             length = parsed
@@ -358,7 +407,7 @@ struct ResponseDecoder {
             guard name.allSatisfy(isTokenByte) else { throw .badHeaderField }
             let rawValue = line[(colon + 1)...]
             guard rawValue.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badHeaderField }
-            let value = String(decoding: rawValue, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            let value = String(decoding: ResponseHead.trimmed(rawValue), as: UTF8.self)
             head.fields.append((String(decoding: name, as: UTF8.self), value))
         }
         return head
