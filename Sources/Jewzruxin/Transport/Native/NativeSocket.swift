@@ -154,29 +154,36 @@ final class NativeSocket {
 
     /// Waits until the socket is ready for `events`, the deadline passes or the waker fires.
     func wait(for events: Int16, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
-        var fds = [
+        var fds = (
             pollfd(fd: descriptor, events: events, revents: 0),
-            pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
+            pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0)
+        )
         while true {
             let remaining = deadline - .now
             guard remaining > .zero else { throw .timedOut }
             let (seconds, attoseconds) = remaining.components
             let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&fds, 2, Int32(milliseconds))
+            let ready = withUnsafeMutablePointer(to: &fds) {
+                $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, Int32(milliseconds)) }
+            }
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .system(errno)
             }
-            if fds[1].revents != 0 { throw .woken }
-            if fds[0].revents != 0 { return }
+            if fds.1.revents != 0 { throw .woken }
+            if fds.0.revents != 0 { return }
         }
     }
 
     /// Reads what is available into `buffer`, waiting for something to arrive.
     ///
+    /// - Parameter waitingFirst: Wait before the first read, when nothing can have arrived yet
+    ///   (saves a `recv` that would fail with `EAGAIN`).
     /// - Returns: The number of bytes read; `0` when the peer closed the connection.
-    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) -> Int {
+    func read(
+        into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker, waitingFirst: Bool = false
+    ) throws(SocketFailure) -> Int {
+        if waitingFirst { try wait(for: Int16(POLLIN), deadline: deadline, waker: waker) }
         while true {
             guard !waker.isSignalled else { throw .woken }
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
