@@ -36,19 +36,28 @@ enum RequestBuilder {
     /// slash between them, whatever slashes either has on that side; a path that is empty or starts
     /// with `?` or `#` is appended to the base as it is.
     static func joined(base: String, path: String) -> String {
+        // Byte-level: the separators are ASCII, so every index found is a character boundary.
         if isAbsolute(path) { return path }
-        if path.isEmpty || path.hasPrefix("?") || path.hasPrefix("#") { return base + path }
-        var trimmedBase = Substring(base)
-        while trimmedBase.hasSuffix("/") { trimmedBase = trimmedBase.dropLast() }
-        let trimmedPath = path.drop { $0 == "/" }
-        return trimmedBase + "/" + trimmedPath
+        let slash = UInt8(ascii: "/")
+        if path.utf8.first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? true { return base + path }
+        var baseEnd = base.utf8.endIndex
+        while baseEnd > base.utf8.startIndex, base.utf8[base.utf8.index(before: baseEnd)] == slash {
+            baseEnd = base.utf8.index(before: baseEnd)
+        }
+        let pathStart = path.utf8.firstIndex { $0 != slash } ?? path.utf8.endIndex
+        var joined = String(base[..<baseEnd])
+        joined.reserveCapacity(base.utf8.count + path.utf8.count + 1)
+        joined += "/"
+        joined += path[pathStart...]
+        return joined
     }
 
     /// Whether `string` starts with a URL scheme (a letter, then letters, digits, `+`, `-` or `.`)
     /// followed by `://`.
     static func isAbsolute(_ string: String) -> Bool {
-        guard let colon = string.firstIndex(of: ":"), string[colon...].hasPrefix("://") else { return false }
-        let scheme = string[..<colon].utf8
+        let bytes = string.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return false }
+        let scheme = bytes[..<colon]
         guard let first = scheme.first, isLetter(first) else { return false }
         return scheme.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.".utf8.contains($0) }
     }

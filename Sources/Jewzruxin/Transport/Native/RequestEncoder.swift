@@ -8,18 +8,20 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The host name or address, without brackets.
     let host: String
     let port: Int
+    /// The `Host` header value (made once: a pool's origin serves every request to it).
+    let hostField: String
 
     init?(_ url: URL) {
         guard url.scheme?.lowercased() == "http", var host = url.host, !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.host = host
-        self.port = url.port ?? 80
+        self.init(host: host, port: url.port ?? 80)
     }
 
-    /// The `Host` header value.
-    var hostField: String {
-        let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+    init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        hostField = port == 80 ? name : "\(name):\(port)"
     }
 
     var description: String { hostField }
@@ -55,34 +57,46 @@ struct RequestEncoder {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request target contains characters that must be percent-encoded."])
         }
 
+        // One pass over the request's fields, in name order so the head is the same every time.
         var fields: [(String, String)] = []
-        var names = Set<String>()
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let lower = name.lowercased()
-            // Framing and the connection are the transport's business.
-            guard !["host", "content-length", "connection", "transfer-encoding", "keep-alive"].contains(lower) else {
-                if lower == "host" { names.insert(lower); fields.append((name, value)) }
-                if lower == "transfer-encoding" { names.insert(lower) }
+        var hasHost = false, hasUserAgent = false, hasAccept = false, wantsChunked = false
+        let own = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        fields.reserveCapacity(own.count + extraHeaders.count + 4)
+        for (name, value) in own {
+            switch Self.connectionField(name) {
+            case .host:
+                hasHost = true
+                fields.append((name, value))
+            case .transferEncoding:
+                // Framing and the connection are the transport's business.
+                wantsChunked = value.utf8.split(separator: UInt8(ascii: ",")).contains {
+                    ResponseHead.equalIgnoringASCIICase(ResponseHead.trimmed($0), "chunked".utf8)
+                }
+            case .framing:
                 continue
+            case nil:
+                hasUserAgent = hasUserAgent || ResponseHead.equalIgnoringASCIICase(name, "User-Agent")
+                hasAccept = hasAccept || ResponseHead.equalIgnoringASCIICase(name, "Accept")
+                fields.append((name, value))
             }
-            names.insert(lower)
+        }
+        for (name, value) in extraHeaders where !fields.contains(where: { ResponseHead.equalIgnoringASCIICase($0.0, name) }) {
+            hasUserAgent = hasUserAgent || ResponseHead.equalIgnoringASCIICase(name, "User-Agent")
+            hasAccept = hasAccept || ResponseHead.equalIgnoringASCIICase(name, "Accept")
             fields.append((name, value))
         }
-        for (name, value) in extraHeaders where !names.contains(name.lowercased()) {
-            names.insert(name.lowercased())
-            fields.append((name, value))
-        }
-        if !names.contains("host") { fields.insert(("Host", origin.hostField), at: 0) }
-        if !names.contains("user-agent") { fields.append(("User-Agent", "Jewzruxin")) }
-        if !names.contains("accept") { fields.append(("Accept", "*/*")) }
+        if !hasHost { fields.insert(("Host", origin.hostField), at: 0) }
+        if !hasUserAgent { fields.append(("User-Agent", "Jewzruxin")) }
+        if !hasAccept { fields.append(("Accept", "*/*")) }
 
         let framing: BodyFraming
-        let wantsChunked = request.value(forHTTPHeaderField: "Transfer-Encoding")?.lowercased().contains("chunked") ?? false
         switch bodyLength {
         case nil:
             framing = .none
             // A method that defines a body announces an empty one (RFC 9110 §8.6).
-            if ["POST", "PUT", "PATCH"].contains(method.uppercased()) { fields.append(("Content-Length", "0")) }
+            if ["POST", "PUT", "PATCH"].contains(where: { ResponseHead.equalIgnoringASCIICase($0, method) }) {
+                fields.append(("Content-Length", "0"))
+            }
         case let length? where length < 0 || wantsChunked:
             framing = .chunked
             fields.append(("Transfer-Encoding", "chunked"))
@@ -106,6 +120,26 @@ struct RequestEncoder {
         }
         head.append(contentsOf: "\r\n".utf8)
         return (head, framing)
+    }
+
+    private enum ConnectionField {
+        case host
+        case transferEncoding
+        /// `Content-Length`, `Connection`, `Keep-Alive`: set by the transport alone.
+        case framing
+    }
+
+    /// The fields of a request that the transport handles itself; `nil` for the others.
+    private static func connectionField(_ name: String) -> ConnectionField? {
+        // Lengths first: most names are settled without comparing a byte.
+        switch name.utf8.count {
+        case 4 where ResponseHead.equalIgnoringASCIICase(name, "Host"): return .host
+        case 17 where ResponseHead.equalIgnoringASCIICase(name, "Transfer-Encoding"): return .transferEncoding
+        case 14 where ResponseHead.equalIgnoringASCIICase(name, "Content-Length"),
+             10 where ResponseHead.equalIgnoringASCIICase(name, "Connection") || ResponseHead.equalIgnoringASCIICase(name, "Keep-Alive"):
+            return .framing
+        default: return nil
+        }
     }
 
     /// Refuses a field that would break the message or smuggle another (the rule of
