@@ -140,6 +140,47 @@ struct NativeTransportTests {
         }
     }
 
+    @Test("on a pooled connection the request is sent at once; a stall is still cancelled and timed out at once")
+    func pooledSendStall() async throws {
+        try await withSandbox { sandbox in
+            let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+            sandbox.route("/stall/") { _ in
+                arrival.yield()
+                var response = SandboxResponse.text("late")
+                response.delay = 20  // ends when the sandbox stops
+                return response
+            }
+            var arrived = arrivals.makeAsyncIterator()
+            // The request timeout (60 s) outlasts the idle worker's wait (30 s): only the cancel can
+            // wake the worker that waits for the answer to a request sent on its connection.
+            let (session, transport) = nativeSession(.init(idleConnectionTimeout: 30))
+            _ = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
+            let stalled = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/stall/"))), session: session)
+            let began = ContinuousClock.now
+            async let ended = outcome { handler in stalled.start(handler); return stalled }
+            _ = await arrived.next()
+            stalled.cancel(explicitly: false)
+            guard case HTTPError.cancelled? = try await ended.error as? HTTPError else {
+                Issue.record("expected a cancellation")
+                return
+            }
+            // The cycle ends at the cancel; the transfer ends when the worker has stopped it.
+            await session.drain()
+            #expect(ContinuousClock.now - began < .seconds(10))
+            let after = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
+            #expect(after.response.text == "Hello World")
+            #expect(transport.openConnectionCount <= 2)
+
+            // With a request timeout shorter than the worker's wait, the worker is woken to keep it.
+            let (quick, _) = nativeSession { $0.timeoutIntervalForRequest = 0.3 }
+            _ = try await HTTPCycle.get(sandbox.string("/hello/"), session: quick)
+            let sent = ContinuousClock.now
+            let timedOut = try await outcome { try HTTPCycle.get(sandbox.string("/stall/"), session: quick, completionHandler: $0) }
+            #expect(urlErrorCode(timedOut.error) == .timedOut)
+            #expect(ContinuousClock.now - sent < .seconds(10))
+        }
+    }
+
     @Test("cancelling one transfer closes its connection only")
     func cancelOne() async throws {
         try await withSandbox { sandbox in

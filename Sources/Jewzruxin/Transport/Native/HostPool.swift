@@ -11,10 +11,17 @@ import Darwin
 /// keep-alive connection, taking the transfers queued for the origin one at a time.
 ///
 /// A worker that finishes a transfer takes the next queued one at once, on the same thread and,
-/// when the server allows, the same connection. Idle workers wait for work on a condition variable
-/// of their own and end (closing their connection) after `idleTimeout` without work.
+/// when the server allows, the same connection. An idle worker waits in a `poll` on its connection
+/// and its doorbell, and ends (closing the connection) after `idleTimeout` without work, or when the
+/// server closes the connection or sends anything unasked.
+///
+/// A transfer handed to an idle worker with a connection is sent by the thread that submits it
+/// (``NativeExchange/sendEagerly(on:)``): the worker then wakes once, when the response arrives,
+/// instead of once to send and once more to read. The doorbell rings when the worker has to act
+/// first: nothing was sent, the transfer's timeout ends before the worker's wait would, or the
+/// transfer was cancelled.
 final class HostPool: @unchecked Sendable {
-    // Every mutable property is guarded by `mutex`.
+    // Every mutable property is guarded by `mutex`, as are the handoff properties of the workers.
     let origin: Origin
     private let limit: Int
     private let idleTimeout: TimeInterval
@@ -49,13 +56,14 @@ final class HostPool: @unchecked Sendable {
 
     /// Queues `exchange`; an idle worker takes it, or a new one when under the limit.
     func submit(_ exchange: NativeExchange) {
-        enum Action { case handOff(Worker), spawn, queued, refused }
+        enum Action { case handOff(Worker, NativeSocket?), spawn, queued, refused }
         let action: Action = locked {
             if isShutDown { return .refused }
             if let worker = idle.popLast() {
                 worker.handoff = exchange
-                pthread_cond_signal(worker.condition)
-                return .handOff(worker)
+                worker.isHandoffReady = false
+                defer { worker.idleSocket = nil }
+                return .handOff(worker, worker.idleSocket)
             }
             if workerCount < limit {
                 workerCount += 1
@@ -65,14 +73,31 @@ final class HostPool: @unchecked Sendable {
             return .queued
         }
         switch action {
+        case .handOff(let worker, let socket):
+            exchange.handedOff(to: worker.doorbell)
+            // The worker can't close or use the connection until the handoff is ready.
+            let answerDeadline = socket.flatMap { exchange.sendEagerly(on: $0) }
+            let rings: Bool = locked {
+                worker.isHandoffReady = true
+                if worker.isWaitingForHandoff { pthread_cond_signal(worker.condition) }
+                // The worker must be up in time to enforce the transfer's timeout.
+                return answerDeadline.map { $0 < worker.idleDeadline } ?? true
+            }
+            if rings { worker.doorbell.wake() }
         case .spawn:
-            let worker = Worker(pool: self)
-            let thread = Thread { worker.run(first: exchange) }
+            guard let worker = Worker(pool: self, first: exchange) else {
+                locked { workerCount -= 1 }
+                exchange.finishUnstarted(error: URLError(.cannotConnectToHost, userInfo: [
+                    NSLocalizedDescriptionKey: "No file descriptor was left for the transfer.",
+                ]))
+                return
+            }
+            let thread = Thread { worker.run() }
             thread.name = "Jewzruxin.NativeTransport \(origin)"
             thread.start()
         case .refused:
             exchange.finishUnstarted(error: URLError(.cancelled))
-        case .handOff, .queued:
+        case .queued:
             break
         }
     }
@@ -91,77 +116,111 @@ final class HostPool: @unchecked Sendable {
     /// Ends every idle worker, and each busy one once its transfer is done; queued transfers are
     /// cancelled.
     func shutDown() {
-        let dropped: [NativeExchange] = locked {
+        let (dropped, idleWorkers): ([NativeExchange], [Worker]) = locked {
             isShutDown = true
-            for worker in idle { pthread_cond_signal(worker.condition) }
             let dropped = Array(pending[pendingStart...])
             pending.removeAll()
             pendingStart = 0
-            return dropped
+            return (dropped, idle)
         }
+        for worker in idleWorkers { worker.doorbell.wake() }
         for exchange in dropped { exchange.finishUnstarted(error: URLError(.cancelled)) }
     }
 
     // MARK: Worker side
 
     /// Called by a worker whose transfer ended (before it reports the end, so that a transfer
-    /// submitted in response reuses it): the next queued transfer, assigned to it, or `nil` with
-    /// the worker now listed as idle.
-    fileprivate func workerBecameAvailable(_ worker: Worker) {
+    /// submitted in response reuses it): the next queued transfer is assigned to it, or it is listed
+    /// as idle with `connection`.
+    fileprivate func workerBecameAvailable(_ worker: Worker, connection: NativeConnection?) {
         locked {
             if pendingStart < pending.count {
                 worker.handoff = pending[pendingStart]
+                worker.isHandoffReady = true
                 pendingStart += 1
                 if pendingStart > 64, pendingStart * 2 > pending.count {
                     pending.removeFirst(pendingStart)
                     pendingStart = 0
                 }
             } else if !isShutDown {
+                worker.idleSocket = connection?.socket
+                worker.idleDeadline = .now + .seconds(idleTimeout)
                 idle.append(worker)
             }
         }
     }
 
     /// Waits for the transfer handed to `worker`; `nil` when the worker should end (idle too long,
-    /// or the pool was shut down).
-    fileprivate func nextExchange(for worker: Worker) -> NativeExchange? {
-        locked {
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            let seconds = idleTimeout.rounded(.down)
-            deadline.tv_sec += Int(seconds)
-            deadline.tv_nsec += Int((idleTimeout - seconds) * 1_000_000_000)
-            if deadline.tv_nsec >= 1_000_000_000 {
-                deadline.tv_sec += 1
-                deadline.tv_nsec -= 1_000_000_000
+    /// its connection closed or spoke unasked, or the pool was shut down).
+    fileprivate func nextExchange(for worker: Worker, connection: NativeConnection?) -> NativeExchange? {
+        enum Next { case take(NativeExchange), end, wait(until: ContinuousClock.Instant) }
+        var connectionSpoke = false
+        while true {
+            let next: Next = locked {
+                if let exchange = worker.handoff {
+                    // The submitting thread may still be sending on the connection.
+                    while !worker.isHandoffReady {
+                        worker.isWaitingForHandoff = true
+                        pthread_cond_wait(worker.condition, mutex)
+                    }
+                    worker.isWaitingForHandoff = false
+                    worker.handoff = nil
+                    return .take(exchange)
+                }
+                guard isShutDown || connectionSpoke || ContinuousClock.now >= worker.idleDeadline else {
+                    return .wait(until: worker.idleDeadline)
+                }
+                idle.removeAll { $0 === worker }
+                worker.idleSocket = nil
+                workerCount -= 1
+                return .end
             }
-            while worker.handoff == nil && !isShutDown {
-                if pthread_cond_timedwait(worker.condition, mutex, &deadline) == ETIMEDOUT { break }
-            }
-            if let exchange = worker.handoff {
-                worker.handoff = nil
+            switch next {
+            case .take(let exchange):
+                // A ring meant for this handoff may come after it was taken: clear it now, so the
+                // next wait doesn't end at once (a stray ring only costs one more turn of this loop).
+                worker.doorbell.reset()
                 return exchange
+            case .end:
+                return nil
+            case .wait(let deadline):
+                connectionSpoke = worker.waitForWork(on: connection?.socket, until: deadline)
             }
-            idle.removeAll { $0 === worker }
-            workerCount -= 1
-            return nil
         }
     }
 }
 
 /// One connection slot of a ``HostPool``: a thread that runs transfers one after the other.
 private final class Worker: @unchecked Sendable {
-    // `handoff` is guarded by the pool's mutex; the rest belongs to the worker's thread. The
-    // worker keeps its pool alive (a thread may start after the transport is gone); the pool's
-    // idle list holds the worker only until it ends, which `shutDown()` or the idle timeout brings.
+    // The handoff properties are guarded by the pool's mutex; `first` and `connection` belong to the
+    // worker's thread. The worker keeps its pool alive (a thread may start after the transport is
+    // gone); the pool's idle list holds the worker only until it ends, which `shutDown()` or the
+    // idle timeout brings.
     let pool: HostPool
     let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// The transfer handed to the worker, and whether the submitting thread is done with it.
     var handoff: NativeExchange?
+    var isHandoffReady = false
+    var isWaitingForHandoff = false
+    /// The socket of the connection, while the worker is idle with one.
+    var idleSocket: NativeSocket?
+    /// When the idle worker ends if no work comes.
+    var idleDeadline = ContinuousClock.now
+    /// Rung to make an idle worker look at its handoff, or end.
+    let doorbell: Waker
+    /// Interrupts the transfer the worker runs (its cancel).
+    private let waker: Waker
+    /// The transfer the worker was made for, until its thread takes it.
+    private var first: NativeExchange?
     private var connection: NativeConnection?
-    private let waker = Waker()
 
-    init(pool: HostPool) {
+    /// `nil` when no pipe is left for the wakers.
+    init?(pool: HostPool, first: NativeExchange) {
+        guard let doorbell = Waker(), let waker = Waker() else { return nil }
         self.pool = pool
+        self.first = first
+        self.doorbell = doorbell
+        self.waker = waker
         condition = .allocate(capacity: 1)
         pthread_cond_init(condition, nil)
     }
@@ -171,13 +230,32 @@ private final class Worker: @unchecked Sendable {
         condition.deallocate()
     }
 
-    func run(first: NativeExchange) {
-        var next: NativeExchange? = first
-        while let exchange = next {
-            exchange.run(on: &connection, waker: waker) { pool.workerBecameAvailable(self) }
-            next = pool.nextExchange(for: self)
+    func run() {
+        // Each transfer is released at the end of its iteration, before the wait for the next
+        // one: an idle worker must not keep a finished transfer, its cycle and its body alive.
+        while let exchange = first.take() ?? pool.nextExchange(for: self, connection: connection) {
+            exchange.run(on: &connection, waker: waker) { pool.workerBecameAvailable(self, connection: $0) }
         }
         connection?.close()
         connection = nil
+    }
+
+    /// Waits until the doorbell rings, `socket` has something to read (a response to a transfer
+    /// sent for the worker, or the server closing), or `deadline` passes.
+    ///
+    /// - Returns: Whether `socket` became readable.
+    func waitForWork(on socket: NativeSocket?, until deadline: ContinuousClock.Instant) -> Bool {
+        var fds = (
+            pollfd(fd: doorbell.readDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: socket?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
+        )
+        let remaining = deadline - .now
+        guard remaining > .zero else { return false }
+        let (seconds, attoseconds) = remaining.components
+        let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        let ready = withUnsafeMutablePointer(to: &fds) {
+            $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, socket == nil ? 1 : 2, Int32(milliseconds)) }
+        }
+        return ready > 0 && fds.1.revents != 0
     }
 }

@@ -45,9 +45,26 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         var completed = false
         /// The waker of the worker running it, while it runs.
         var waker: Waker?
+        /// The doorbell of the idle worker it was handed to, until that worker runs it.
+        var doorbell: Waker?
     }
 
     private let state = Locked(State())
+
+    /// The request as sent by the submitting thread on the connection of the worker it was handed
+    /// to (``sendEagerly(on:)``). Written before the pool marks the handoff ready and read by the
+    /// worker after it saw that, both under the pool's mutex, which orders the two.
+    private var early: EarlySend?
+
+    private struct EarlySend {
+        let head: EncodedHead
+        /// Head and body, as one message.
+        let message: [UInt8]
+        /// How much of `message` went out, or why none could.
+        let outcome: Result<Int, SocketFailure>
+        /// When the response must have begun: the timeout, counted from the send.
+        let answerDeadline: ContinuousClock.Instant
+    }
 
     init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, origin: Origin, pool: HostPool) {
         self.request = request
@@ -75,6 +92,8 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
             // Woken under the lock: the worker clears `running` under it before the waker serves
             // another transfer, so a late cancel can't stop the next one.
             s.waker?.wake()
+            // An idle worker holding it wakes to end it (a stray ring only makes it look again).
+            s.doorbell?.wake()
             return !s.running
         }
         guard wasQueued else { return }
@@ -97,26 +116,56 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
 
     private static let reportQueue = DispatchQueue(label: "Jewzruxin.NativeTransport.report")
 
+    /// Notes the doorbell of the idle worker the exchange was handed to, for a cancel to ring.
+    func handedOff(to doorbell: Waker) {
+        state.withLock { s in
+            s.doorbell = doorbell
+            if s.cancelled { doorbell.wake() }
+        }
+    }
+
+    /// Sends the request on `socket`, the connection of the idle worker it was handed to, from the
+    /// submitting thread, when it is small (no upload, no chunking, a body of 64 KiB at most) and the
+    /// connection looks usable. The worker then goes straight to reading the response.
+    ///
+    /// - Returns: When the response must have begun, or `nil` when nothing was sent (the worker
+    ///   sends it).
+    func sendEagerly(on socket: NativeSocket) -> ContinuousClock.Instant? {
+        guard upload == nil, !state.withLock({ $0.cancelled }), let head = try? encodeHead(), head.framing != .chunked else { return nil }
+        var message = head.bytes
+        switch head.body {
+        case .none: break
+        case .data(let data) where data.count <= 65_536: message.append(contentsOf: data)
+        case .data, .file: return nil
+        }
+        // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
+        guard socket.isReusable else { return nil }
+        let answerDeadline = ContinuousClock.now + .seconds(settings.timeout(for: request.core))
+        let outcome = message.withUnsafeBytes { bytes in Result { () throws(SocketFailure) in try socket.sendWithoutWaiting(bytes) } }
+        early = EarlySend(head: head, message: message, outcome: outcome, answerDeadline: answerDeadline)
+        return answerDeadline
+    }
+
     // MARK: Running, on a worker's thread
 
     /// Runs the exchange on `connection` (reused when set, replaced when it breaks), calls
-    /// `available` once the worker may take another transfer, then reports the end.
-    func run(on connection: inout NativeConnection?, waker: Waker?, available: () -> Void) {
-        guard let waker else {
-            available()
-            finishUnstarted(error: URLError(.cannotConnectToHost, userInfo: [
-                NSLocalizedDescriptionKey: "No file descriptor was left for the transfer.",
-            ]))
-            return
-        }
+    /// `available` with the connection left once the worker may take another transfer, then reports
+    /// the end.
+    func run(on connection: inout NativeConnection?, waker: Waker, available: (NativeConnection?) -> Void) {
         let go = state.withLock { s -> Bool in
+            s.doorbell = nil
             guard !s.cancelled, !s.completed else { return false }
             s.running = true
             s.waker = waker
             return true
         }
         guard go else {
-            available()
+            if early != nil {
+                // Its request went out: the answer would arrive where the next transfer's should.
+                connection?.close()
+                connection = nil
+            }
+            available(connection)
             finishUnstarted(error: URLError(.cancelled))
             return
         }
@@ -135,7 +184,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         }
         // No cancel can reach this waker any more: clear a late one before the next transfer.
         waker.reset()
-        available()
+        available(connection)
         report(outcome)
     }
 
@@ -144,15 +193,16 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     }
 
     private var isIdempotent: Bool {
-        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(request.method.rawValue.uppercased())
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains { ResponseHead.equalIgnoringASCIICase($0, request.method.rawValue) }
     }
 
     private func exchange(on connection: inout NativeConnection?, waker: Waker) throws {
         let timeout = settings.timeout(for: request.core)
-        let encoded = try encodeHead()
+        var early = self.early
+        let encoded = try early?.head ?? encodeHead()
         var retriedStale = false
         while true {
-            if let current = connection, !current.socket.isReusable {
+            if early == nil, let current = connection, !current.socket.isReusable {
                 current.close()
                 connection = nil
             }
@@ -167,8 +217,15 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
                 connection = current
             }
             do {
-                let reusable = try send(encoded, on: current, timeout: timeout, waker: waker)
-                    && receive(on: current, timeout: timeout, waker: waker)
+                let answerDeadline: ContinuousClock.Instant?
+                if let sent = early.take() {
+                    try finishSending(sent, on: current, timeout: timeout, waker: waker)
+                    answerDeadline = sent.answerDeadline
+                } else {
+                    try send(encoded, on: current, timeout: timeout, waker: waker)
+                    answerDeadline = nil
+                }
+                let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker)
                 if reusable {
                     current.hasServed = true
                 } else {
@@ -239,8 +296,23 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         return EncodedHead(bytes: head, framing: framing, body: body)
     }
 
-    /// Sends the request; `true` when all of it went out.
-    private func send(_ encoded: EncodedHead, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws -> Bool {
+    /// Sends what the submitting thread couldn't of the request it began to send, and reports the body.
+    private func finishSending(_ sent: EarlySend, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws {
+        let count = try mapFailure(of: "sending", stale: connection.hasServed ? true : nil) { () throws(SocketFailure) in try sent.outcome.get() }
+        if count < sent.message.count {
+            try mapFailure(of: "sending", stale: connection.hasServed ? true : nil) {
+                try sent.message.withUnsafeBytes {
+                    try connection.socket.write(UnsafeRawBufferPointer(rebasing: $0[count...]), deadline: .now + .seconds(timeout), waker: waker)
+                }
+            }
+        }
+        if case .data(let data) = sent.head.body, !data.isEmpty {
+            events.didSend(bytes: Int64(data.count), totalBytes: Int64(data.count), expectedBytes: Int64(data.count))
+        }
+    }
+
+    /// Sends the request.
+    private func send(_ encoded: EncodedHead, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws {
         let socket = connection.socket
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             try mapFailure(of: "sending", stale: !connection.hasServed ? nil : true) {
@@ -287,7 +359,6 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
             }
             try finishBody(framing: encoded.framing, write: write)
         }
-        return true
     }
 
     private func sendBodyPart(_ part: Data, framing: RequestEncoder.BodyFraming, write: (UnsafeRawBufferPointer) throws -> Void) throws {
@@ -310,7 +381,9 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     // MARK: Receiving
 
     /// Reads the response, reporting it as it arrives; `true` when the connection may be reused.
-    private func receive(on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws -> Bool {
+    ///
+    /// - Parameter firstDeadline: When the first bytes must have come, if not `timeout` from now.
+    private func receive(on connection: NativeConnection, timeout: TimeInterval, firstDeadline: ContinuousClock.Instant?, waker: Waker) throws -> Bool {
         var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
         let socket = connection.socket
         let scratch = connection.scratch
@@ -336,7 +409,9 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
                 continue
             }
             let count = try mapFailure(of: "receiving", stale: connection.hasServed && !receivedAny ? true : nil) {
-                try socket.read(into: scratch, deadline: .now + .seconds(timeout), waker: waker, waitingFirst: waitsFirst)
+                try socket.read(
+                    into: scratch, deadline: waitsFirst ? firstDeadline ?? .now + .seconds(timeout) : .now + .seconds(timeout),
+                    waker: waker, waitingFirst: waitsFirst)
             }
             waitsFirst = false
             if count == 0 {

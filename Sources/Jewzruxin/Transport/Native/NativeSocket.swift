@@ -217,6 +217,30 @@ final class NativeSocket {
         }
     }
 
+    /// Sends as much of `bytes` as the socket takes at once, without waiting for room.
+    ///
+    /// Only the descriptor is used, so another thread may call this while the socket's owner waits
+    /// in a `poll` on it.
+    /// - Returns: The number of bytes sent: all of them, or fewer when the send buffer is full.
+    func sendWithoutWaiting(_ bytes: UnsafeRawBufferPointer) throws(SocketFailure) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            let count = send(descriptor, base + offset, bytes.count - offset, Self.sendFlags)
+            if count >= 0 {
+                offset += count
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: return offset
+            case EINTR: continue
+            case ECONNRESET, EPIPE: throw .closed
+            case let code: throw .system(code)
+            }
+        }
+        return offset
+    }
+
     /// Whether a pooled connection is still usable: nothing to read (neither a close nor stray
     /// bytes) and no error pending.
     var isReusable: Bool {
