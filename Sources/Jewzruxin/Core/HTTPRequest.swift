@@ -22,7 +22,8 @@ public struct HTTPRequest: Sendable {
     ///   - method: The request method, `GET` by default.
     public init(url: URL, method: HTTPMethod = .get) {
         var core = URLRequest(url: url)
-        core.httpMethod = method.rawValue
+        // GET is URLRequest's own; setting it anyway costs a normalisation on every request.
+        if method != .get { core.httpMethod = method.rawValue }
         self.core = core
     }
 
