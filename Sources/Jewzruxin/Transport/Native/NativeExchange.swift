@@ -442,7 +442,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     private func response(for head: ResponseHead) throws -> HTTPURLResponse {
         settings.storeCookies(head.values("Set-Cookie"), for: request.core)
         guard let url = request.url, let response = HTTPURLResponse(
-            url: url, statusCode: head.status, httpVersion: "HTTP/\(head.major).\(head.minor)", headerFields: head.joinedFields)
+            url: url, statusCode: head.status, httpVersion: head.minor == 1 ? "HTTP/1.1" : "HTTP/1.\(head.minor)", headerFields: head.joinedFields)
         else { throw badResponse(.badStatusLine) }
         return response
     }

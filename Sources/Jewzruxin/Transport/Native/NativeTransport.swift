@@ -19,9 +19,11 @@ import FoundationNetworking
 ///   slow handler slows the read and memory stays flat, whatever the size (URLSession on Linux
 ///   reads ahead without limit).
 /// - **Keep-alive pool.** At most ``Options/maximumConnectionsPerHost`` connections per host
-///   (the configuration's `httpMaximumConnectionsPerHost` by default), closed after
-///   ``Options/idleConnectionTimeout`` unused; a request that finds its pooled connection closed
-///   by the server is sent again once on a new one when its method is idempotent.
+///   (the configuration's `httpMaximumConnectionsPerHost` by default), each served by a thread of
+///   its own, closed after ``Options/idleConnectionTimeout`` unused or as soon as the server closes
+///   it; a request that finds its pooled connection closed by the server is sent again once on a
+///   new one when its method is idempotent. A small request to a host with an idle connection is
+///   written by the calling thread, so the connection's thread wakes only for the answer.
 /// - **HTTP/1.1 only, no TLS.** `https://` URLs go to URLSession (with the same configuration),
 ///   unless ``Options/usesURLSessionForHTTPS`` is `false`: they then fail with
 ///   `URLError(.unsupportedURL)`. No `Accept-Encoding` is sent, since bodies are not decompressed.
