@@ -52,5 +52,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if EncodingSniffer.isValidUTF8(body) != (String(validating: body, as: UTF8.self) != nil) {
         fail("isValidUTF8 disagrees with the standard library")
     }
+    // UTF-8 text is made without the standard library's own check once isValidUTF8 accepted it.
+    if !TextDecoding.decodeUTF8(body).utf8.elementsEqual(String(decoding: body, as: UTF8.self).utf8) {
+        fail("decodeUTF8 differs from String(decoding:as:)")
+    }
     return 0
 }

@@ -65,8 +65,12 @@ enum EncodingSniffer {
         data.withUnsafeBytes { isValidUTF8($0) }
     }
 
-    /// Whether the bytes are well-formed UTF-8; runs of ASCII are skipped sixteen bytes at a
-    /// time.
+    /// Whether the bytes are well-formed UTF-8.
+    ///
+    /// Runs of ASCII are skipped eight bytes at a time: a word's high bits give the offset of its
+    /// first non-ASCII byte, where the multi-byte sequence is checked byte by byte. This must accept
+    /// exactly what the standard library accepts: ``TextDecoding/decodeUTF8(_:)`` skips the
+    /// standard library's own validation for bytes accepted here.
     ///
     /// - Parameter bytes: The bytes.
     /// - Returns: `true` when every byte belongs to a well-formed sequence.
@@ -76,41 +80,45 @@ enum EncodingSniffer {
         let highBits: UInt64 = 0x8080_8080_8080_8080
         var index = 0
         while index < count {
-            let lead = base.load(fromByteOffset: index, as: UInt8.self)
-            if lead < 0x80 {
-                index += 1
-                while index + 16 <= count {
-                    let first = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    let second = base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
-                    if (first | second) & highBits != 0 { break }
-                    index += 16
+            if index &+ 8 <= count {
+                // Little-endian, so that the lowest set bit belongs to the first byte in memory.
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let high = word & highBits
+                if high == 0 {
+                    index &+= 8
+                    continue
                 }
+                index &+= high.trailingZeroBitCount &>> 3
+            } else if base.load(fromByteOffset: index, as: UInt8.self) < 0x80 {
+                index &+= 1
                 continue
             }
+            // `index` is at a byte of 0x80 or more: the lead of a multi-byte sequence, or invalid.
+            let lead = base.load(fromByteOffset: index, as: UInt8.self)
             if lead < 0xE0 {
-                guard lead >= 0xC2, index + 1 < count,
-                      base.load(fromByteOffset: index + 1, as: UInt8.self) & 0xC0 == 0x80
+                guard lead >= 0xC2, index &+ 1 < count,
+                      base.load(fromByteOffset: index &+ 1, as: UInt8.self) & 0xC0 == 0x80
                 else { return false }
-                index += 2
+                index &+= 2
             } else if lead < 0xF0 {
-                guard index + 2 < count else { return false }
-                let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
-                let third = base.load(fromByteOffset: index + 2, as: UInt8.self)
+                guard index &+ 2 < count else { return false }
+                let second = base.load(fromByteOffset: index &+ 1, as: UInt8.self)
+                let third = base.load(fromByteOffset: index &+ 2, as: UInt8.self)
                 guard second & 0xC0 == 0x80, third & 0xC0 == 0x80,
                       lead != 0xE0 || second >= 0xA0,  // overlong
                       lead != 0xED || second < 0xA0  // surrogates
                 else { return false }
-                index += 3
+                index &+= 3
             } else {
-                guard lead <= 0xF4, index + 3 < count else { return false }
-                let second = base.load(fromByteOffset: index + 1, as: UInt8.self)
-                let third = base.load(fromByteOffset: index + 2, as: UInt8.self)
-                let fourth = base.load(fromByteOffset: index + 3, as: UInt8.self)
+                guard lead <= 0xF4, index &+ 3 < count else { return false }
+                let second = base.load(fromByteOffset: index &+ 1, as: UInt8.self)
+                let third = base.load(fromByteOffset: index &+ 2, as: UInt8.self)
+                let fourth = base.load(fromByteOffset: index &+ 3, as: UInt8.self)
                 guard second & 0xC0 == 0x80, third & 0xC0 == 0x80, fourth & 0xC0 == 0x80,
                       lead != 0xF0 || second >= 0x90,  // overlong
                       lead != 0xF4 || second < 0x90  // above U+10FFFF
                 else { return false }
-                index += 4
+                index &+= 4
             }
         }
         return true

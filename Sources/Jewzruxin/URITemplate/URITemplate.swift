@@ -118,23 +118,29 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     ) throws(URITemplateError) {
         // Fast paths for the commonest types, chosen by exact type so that no cast has to fail;
         // other types (and those that merely cast to these) take the general path below.
-        if let string = Self.exactly(raw, String.self) {
-            appendScalar(string, variable, name, op, first: &first, into: &output)
-            return
-        }
-        if let int = Self.exactly(raw, Int.self) {
-            appendInteger(int, variable, name, op, first: &first, into: &output)
-            return
-        }
-        if let strings = Self.exactly(raw, [String].self) {
-            if strings.isEmpty { return }
-            guard variable.prefix == 0 else {
-                throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
+        func common<V>(_ value: V) throws(URITemplateError) -> Bool {
+            // Each test compares metadata pointers; when the types are identical the bits are the value.
+            if V.self == String.self {
+                appendScalar(unsafeBitCast(value, to: String.self), variable, name, op, first: &first, into: &output)
+                return true
             }
-            writeSeparator(op, first: &first, into: &output)
-            appendList(strings, name, variable.explode, op, into: &output)
-            return
+            if V.self == Int.self {
+                appendInteger(unsafeBitCast(value, to: Int.self), variable, name, op, first: &first, into: &output)
+                return true
+            }
+            if V.self == [String].self {
+                let strings = unsafeBitCast(value, to: [String].self)
+                if strings.isEmpty { return true }
+                guard variable.prefix == 0 else {
+                    throw URITemplateError(.prefixOnCompositeValue, at: variable.position, in: description)
+                }
+                writeSeparator(op, first: &first, into: &output)
+                appendList(strings, name, variable.explode, op, into: &output)
+                return true
+            }
+            return false
         }
+        if try common(raw) { return }
         if let string = raw as? String {
             appendScalar(string, variable, name, op, first: &first, into: &output)
             return
@@ -173,16 +179,6 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
             writeSeparator(op, first: &first, into: &output)
             appendPairs(pairs, name, variable.explode, op, into: &output)
         }
-    }
-
-    /// `value` if its dynamic type is exactly `T`, without a runtime cast.
-    @inline(__always)
-    private static func exactly<T>(_ value: any Sendable, _: T.Type) -> T? {
-        func open<V>(_ value: V) -> T? {
-            // The types are identical, so the bits are the value.
-            V.self == T.self ? unsafeBitCast(value, to: T.self) : nil
-        }
-        return open(value)
     }
 
     /// Writes one string value (a defined, non-composite variable).

@@ -53,50 +53,55 @@ enum URITemplateEncoding {
     ///   - output: The bytes to append to.
     @inline(__always)
     static func append(_ string: String, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput) {
-        var string = string
-        string.withUTF8 { bytes in
-            if prefix == 0 {
-                append(bytes, allowReserved: allowReserved, to: &output)
-            } else {
-                append(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
-            }
+        // A native string's bytes are read where they are, without copying the string first as the
+        // mutating `withUTF8` would; only a lazily bridged string has none, and is made contiguous.
+        let appended: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+            append(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
+        }
+        if appended == nil {
+            var contiguous = string
+            contiguous.withUTF8 { append($0, allowReserved: allowReserved, prefix: prefix, to: &output) }
         }
     }
 
-    /// Appends all of `bytes`, percent-encoded.
+    @inline(__always)
+    private static func append(
+        _ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput
+    ) {
+        if prefix == 0 {
+            append(bytes, allowReserved: allowReserved, to: &output)
+        } else {
+            appendPrefix(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
+        }
+    }
+
+    /// Appends all of `bytes`, percent-encoded. Runs of bytes that stay as they are (usually the whole
+    /// value) are found with one table lookup per byte and copied at once.
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, to output: inout URITemplateOutput) {
         let count = bytes.count
         // Bit 0 of a byte's class: unreserved; bit 1: unreserved or reserved.
         let mask: UInt8 = allowReserved ? 2 : 1
-        // Each byte becomes at most three.
-        output.write(upTo: count &* 3) { out in
-            classes.withUnsafeBufferPointer { classes in
-                var written = 0
-                var index = 0
-                while index < count {
-                    let byte = bytes[index]
-                    if classes[Int(byte)] & mask != 0 {
-                        out[written] = byte
-                        written &+= 1
-                    } else if allowReserved && byte == 0x25 && index + 2 < count
-                        && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
-                        out[written] = byte
-                        out[written &+ 1] = bytes[index + 1]
-                        out[written &+ 2] = bytes[index + 2]
-                        written &+= 3
-                        index &+= 3
-                        continue
-                    } else {
-                        out[written] = 0x25
-                        out[written &+ 1] = hexDigit(byte >> 4)
-                        out[written &+ 2] = hexDigit(byte & 0x0F)
-                        written &+= 3
-                    }
+        var runStart = 0
+        var index = 0
+        classes.withUnsafeBufferPointer { classes in
+            while index < count {
+                let byte = bytes[index]
+                if classes[Int(byte)] & mask != 0 {
                     index &+= 1
+                    continue
                 }
-                return written
+                if allowReserved && byte == 0x25 && index + 2 < count
+                    && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]) {
+                    index &+= 3
+                    continue
+                }
+                output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                output.appendTriplet(byte)
+                index &+= 1
+                runStart = index
             }
         }
+        output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
     }
 
     /// Each byte's class: bit 0 set when it is unreserved, bit 1 when it is unreserved or reserved.
@@ -106,7 +111,7 @@ enum URITemplateEncoding {
     }
 
     /// Appends `bytes`, percent-encoded, up to `prefix` Unicode scalars.
-    static func append(
+    static func appendPrefix(
         _ bytes: UnsafeBufferPointer<UInt8>, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput
     ) {
         let count = bytes.count

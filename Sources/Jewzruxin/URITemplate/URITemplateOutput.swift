@@ -49,21 +49,21 @@ struct URITemplateOutput: ~Copyable {
         count &+= 1
     }
 
-    /// Calls `body` with room for `maximum` more bytes at the end; `body` returns how many it wrote.
-    @inline(__always)
-    mutating func write(upTo maximum: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
-        reserve(maximum)
-        let written = body(UnsafeMutableBufferPointer(start: base + count, count: maximum))
-        precondition(written >= 0 && written <= maximum)
-        count &+= written
-    }
-
     /// Appends one byte after ``reserve(_:)`` has made room for it.
     @inline(__always)
     mutating func appendReserved(_ byte: UInt8) {
         assert(count < capacity)
         base[count] = byte
         count &+= 1
+    }
+
+    /// Appends `%XX` for `byte`.
+    @inline(__always)
+    mutating func appendTriplet(_ byte: UInt8) {
+        reserve(3)
+        appendReserved(0x25)
+        appendReserved(URITemplateEncoding.hexDigit(byte >> 4))
+        appendReserved(URITemplateEncoding.hexDigit(byte & 0x0F))
     }
 
     /// Appends `bytes`.

@@ -26,9 +26,11 @@ struct URITemplateProgram: Sendable {
 
     /// The distinct variable names, in order of first appearance.
     let names: [String]
-    /// Each name's bytes in ``bytes``, by slot.
+    /// Where each name's bytes start in ``bytes``, by slot.
     let nameStarts: [Int]
-    let nameLengths: [Int]
+    /// Each name's ``fingerprint(_:)``, by slot: a key is compared byte by byte only with the names
+    /// that share its fingerprint.
+    let nameFingerprints: [Int]
     let bytes: [UInt8]
     let segments: [Segment]
     let variables: [Variable]
@@ -84,7 +86,9 @@ struct URITemplateProgram: Sendable {
         }
         self.names = names
         self.nameStarts = nameStarts
-        self.nameLengths = zip(nameStarts, nameEnds).map { $1 - $0 }
+        self.nameFingerprints = bytes.withUnsafeBufferPointer { bytes in
+            zip(nameStarts, nameEnds).map { Self.fingerprint(UnsafeBufferPointer(rebasing: bytes[$0..<$1])) }
+        }
         self.bytes = bytes
         self.segments = segments
         self.variables = variables
@@ -110,12 +114,12 @@ struct URITemplateProgram: Sendable {
         var remaining = names.count
         bytes.withUnsafeBufferPointer { bytes in
             nameStarts.withUnsafeBufferPointer { starts in
-                nameLengths.withUnsafeBufferPointer { lengths in
+                nameFingerprints.withUnsafeBufferPointer { fingerprints in
                     let keys = values.keys
                     var index = keys.startIndex
                     let end = keys.endIndex
                     while index != end {
-                        if let slot = Self.slot(of: keys[index], bytes, starts, lengths, names), !found[slot] {
+                        if let slot = Self.slot(of: keys[index], bytes, starts, fingerprints, names), !found[slot] {
                             (slotBase + slot).initialize(to: index)
                             found[slot] = true
                             remaining &-= 1
@@ -128,18 +132,29 @@ struct URITemplateProgram: Sendable {
         }
     }
 
+    /// A name's length with its first and last bytes, which tell apart most of the names of a
+    /// template; 0 for no bytes (names have at least one).
+    @inline(__always)
+    private static func fingerprint(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let first = bytes.first, let last = bytes.last else { return 0 }
+        return bytes.count << 16 | Int(first) << 8 | Int(last)
+    }
+
     /// The slot of the name equal to `key`, if there is one.
     @inline(__always)
     private static func slot(
         of key: String, _ bytes: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int>,
-        _ lengths: UnsafeBufferPointer<Int>, _ names: [String]
+        _ fingerprints: UnsafeBufferPointer<Int>, _ names: [String]
     ) -> Int? {
         // Names are ASCII, and a String equal to an ASCII string is either the same bytes or contains
         // non-ASCII characters (such as U+212A KELVIN SIGN for "K"); only the latter need `==`.
-        var utf8 = key
-        return utf8.withUTF8 { keyBytes -> Int? in
+        // `utf8.withContiguousStorageIfAvailable` reads a native string's bytes where they are (the
+        // mutating `withUTF8` would copy the key first); only a lazily bridged string has no such
+        // storage, and is compared with `==`.
+        let match = key.utf8.withContiguousStorageIfAvailable { keyBytes -> Int? in
             let length = keyBytes.count
-            for slot in lengths.indices where lengths[slot] == length {
+            let fingerprint = fingerprint(keyBytes)
+            for slot in fingerprints.indices where fingerprints[slot] == fingerprint {
                 let start = starts[slot]
                 precondition(start >= 0 && start &+ length <= bytes.count)
                 var index = 0
@@ -149,5 +164,7 @@ struct URITemplateProgram: Sendable {
             guard keyBytes.contains(where: { $0 >= 0x80 }) else { return nil }
             return names.firstIndex { $0 == key }
         }
+        guard let match else { return names.firstIndex { $0 == key } }
+        return match
     }
 }

@@ -136,6 +136,24 @@ struct TextDecodingTests {
         #expect(try decode(bytes, "windows-1252") == expected)
     }
 
+    @Test("UTF-8 gives what String(decoding:as:) gives, valid or not, long or short")
+    func utf8MatchesStandardLibrary() {
+        let paragraph = Array("Le café «Jewzruxin» — naïve façade, Straße, 東京, 🚀. The quick brown fox.\n".utf8)
+        let long = Array(repeating: paragraph, count: 200).flatMap { $0 }
+        var bodies: [[UInt8]] = [[], paragraph, long, long + [0xF0, 0x9F], Array(long[..<(long.count / 2 + 1)])]
+        // Invalid bytes at the start, in the middle of a word and at the end of the body.
+        for position in [0, 5, long.count / 2, long.count - 1] {
+            var invalid = long
+            invalid[position] = 0xFF
+            bodies.append(invalid)
+        }
+        for bytes in bodies {
+            let text = TextDecoding.decodeUTF8(Data(bytes))
+            #expect(text == String(decoding: bytes, as: UTF8.self))
+            #expect(Array(text.utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
+        }
+    }
+
     @Test("the fallback of the double-byte decoders keeps good chunks around a bad byte")
     func multiByteChunks() throws {
         let good: [UInt8] = [0xD6, 0xD0, 0xCE, 0xC4, 0x0A]  // "中文\n"

@@ -52,6 +52,36 @@ struct TextSniffingTests {
         }
     }
 
+    @Test("the validator agrees with the standard library around every non-ASCII lead byte")
+    func validatorMatchesStandardLibrary() {
+        // `TextDecoding.decodeUTF8` skips the standard library's own check for bytes accepted here,
+        // so the two must agree exactly. Bytes are valid when `String(decoding:as:)` repairs nothing.
+        // Each sequence is tried at the start and after seven ASCII bytes (the word scan stops
+        // within a word), whole and cut short.
+        let continuations: [UInt8] = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0]
+        var mismatches: [[UInt8]] = []
+        for lead in UInt8(0x80)...0xFF {
+            // Only the bytes a sequence with this lead would use vary; the others stay ASCII.
+            let used = lead < 0xE0 ? 1 : lead < 0xF0 ? 2 : 3
+            let options = (0..<3).map { $0 < used ? continuations : [UInt8(ascii: "b")] }
+            for second in options[0] {
+                for third in options[1] {
+                    for fourth in options[2] {
+                        for padding in [0, 7] {
+                            let sequence = Array(repeating: UInt8(ascii: "a"), count: padding) + [lead, second, third, fourth]
+                            for length in padding + 1...padding + 4 {
+                                let bytes = Array(sequence[..<length])
+                                let valid = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
+                                if bytes.withUnsafeBytes(EncodingSniffer.isValidUTF8) != valid { mismatches.append(bytes) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
     @Test("UTF-16 without BOM by its NUL pattern")
     func utf16WithoutBOM() {
         let little: [UInt8] = [0x7B, 0x00, 0x22, 0x00, 0x61, 0x00, 0x22, 0x00, 0x3A, 0x00, 0x31, 0x00, 0x7D, 0x00]
