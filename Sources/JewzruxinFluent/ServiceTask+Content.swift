@@ -77,6 +77,23 @@ extension ServiceTask {
         setContentHandler(SelectiveDiscarder.shared)
     }
 
+    /// Sets any content handler: an `Accumulator` with a maximum size, a `JSONParser` that takes
+    /// other statuses, a subclass of your own…
+    ///
+    /// ```swift
+    /// service.GET("/export")
+    ///     .contentHandler(Accumulator(maximumSize: 1 << 20))
+    ///     .response { response, data in }
+    /// ```
+    ///
+    /// Call it before adding response handlers.
+    /// - Parameter handler: What receives the body as it arrives.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func contentHandler(_ handler: any ContentHandler) -> Self {
+        setContentHandler(handler)
+    }
+
     private func setContentHandler(_ handler: any ContentHandler) -> Self {
         configureCycle { $0.contentHandler = handler }
         return self

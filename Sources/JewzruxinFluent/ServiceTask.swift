@@ -66,6 +66,8 @@ import Jewzruxin
 /// - ``downloadToFile(_:)``
 /// - ``downloadToStream(_:)``
 /// - ``discardResponseContent()``
+/// - ``contentHandler(_:)``
+/// - ``configure(_:)``
 ///
 /// ### Awaiting the response
 ///
@@ -84,8 +86,10 @@ public final class ServiceTask: Sendable {
     /// The cycle that sends the request, for inspection (request, response, state); `nil` when the
     /// request could not be made (an invalid URL), the task then being failed from the start.
     ///
-    /// Cancel with ``cancel()`` rather than the cycle's own `cancel(explicitly: true)`, after which
-    /// the handlers would never run.
+    /// Change it with ``configure(_:)``, which applies only while the request hasn't gone: a task
+    /// with no handler yet starts on its own a few milliseconds after it was made, so a change made
+    /// here directly may come too late. Cancel with ``cancel()`` rather than the cycle's own
+    /// `cancel(explicitly: true)`, after which the handlers would never run.
     public let cycle: HTTPCycle?
 
     /// Where handlers without a queue run: the session's delegate queue.
@@ -201,6 +205,25 @@ public final class ServiceTask: Sendable {
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
+    }
+
+    /// Changes the cycle before the request goes: its timeouts, content handler, processors…
+    ///
+    /// ```swift
+    /// service.GET("/report")
+    ///     .configure { $0.timeoutIntervalForResource = 30 }
+    ///     .responseJSON { json in }
+    /// ```
+    ///
+    /// Call it before adding response handlers; once the task has started it changes nothing.
+    /// `change` runs at once, on the calling thread, with the task locked: it must not call the
+    /// task's own methods.
+    /// - Parameter change: What to do to the cycle.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func configure(_ change: (HTTPCycle) -> Void) -> Self {
+        configureCycle(change)
+        return self
     }
 
     /// Changes the cycle before it starts; after that, does nothing.

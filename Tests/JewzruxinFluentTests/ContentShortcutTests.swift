@@ -118,6 +118,21 @@ struct ContentShortcutTests {
         }
     }
 
+    @Test("contentHandler sets any handler, a capped Accumulator failing cleanly; configure changes the cycle")
+    func anyHandlerAndConfigure() async throws {
+        try await withSandbox { sandbox in
+            let service = makeService(sandbox)
+            let capped = service.GET("/bytes/4096").contentHandler(Accumulator(maximumSize: 1024))
+            await #expect(throws: ContentHandlerError.self) { _ = try await capped.data() }
+            #expect((capped.cycle?.contentHandler as? Accumulator)?.maximumSize == 1024)
+
+            let configured = service.GET("/hello/").configure { $0.identifier = "greeting" }
+            let text = try await configured.string()
+            #expect(text == "Hello World")
+            #expect(configured.cycle?.identifier == "greeting")
+        }
+    }
+
     @Test("a shortcut after the task has started changes nothing")
     func shortcutAfterStart() async throws {
         try await withSandbox { sandbox in
@@ -125,7 +140,9 @@ struct ContentShortcutTests {
             let text = try await task.string()
             #expect(text == "Hello World")
             task.asJSON()
+            task.contentHandler(StringConverter()).configure { $0.identifier = "late" }
             #expect(task.cycle?.contentHandler == nil)
+            #expect(task.cycle?.identifier != "late")
         }
     }
 }
