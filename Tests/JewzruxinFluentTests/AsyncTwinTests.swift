@@ -74,7 +74,9 @@ struct AsyncTwinTests {
                 arrived.fire()
                 arrival.fire()
                 var response = SandboxResponse.text("late")
-                response.delay = 10  // ends when the sandbox stops
+                // Ends when the sandbox stops. Long, because the cancelling Swift task may wait
+                // seconds for a thread of the cooperative pool when many tests run at once.
+                response.delay = 60
                 return response
             }
             let recorder = Recorder()

@@ -165,7 +165,8 @@ struct EchoEndpointTests {
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "late")
         #expect(elapsed >= 0.29)
-        #expect(elapsed < 10)
+        // Loose: with many tests at once the awaiting task can wait seconds for a pool thread.
+        #expect(elapsed < 29)
     }
 
     @Test("Invalid delay is 400", arguments: ["-1", "abc", "nan", "inf"])

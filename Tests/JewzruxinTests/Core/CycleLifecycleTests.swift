@@ -11,7 +11,7 @@ struct CycleLifecycleTests {
         try await withSandbox { sandbox in
             let session = makeSession()
             let counter = CallCounter()
-            let cycle = try HTTPCycle.get(sandbox.string("/echo/?delay=5"), session: session) { _, _ in counter.record() }
+            let cycle = try HTTPCycle.get(sandbox.string("/echo/?delay=30"), session: session) { _, _ in counter.record() }
             cycle.cancel(explicitly: true)
             // GIVEN the cancelled task has reported its end and the delegate queue is drained
             await session.drain()
@@ -49,7 +49,7 @@ struct CycleLifecycleTests {
     func asyncTaskCancellation() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=5"))), session: session)
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=30"))), session: session)
             let task = Task { try await cycle.start() }
             // Cancel as soon as the request is on its way.
             while cycle.state == .idle { await Task.yield() }
@@ -64,7 +64,7 @@ struct CycleLifecycleTests {
     @Test("an explicit cancel from elsewhere ends an awaiting caller with CancellationError")
     func asyncExplicitCancel() async throws {
         try await withSandbox { sandbox in
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=5"))), session: makeSession())
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=30"))), session: makeSession())
             let task = Task { try await cycle.start() }
             while cycle.state == .idle { await Task.yield() }
             cycle.cancel(explicitly: true)
@@ -76,7 +76,7 @@ struct CycleLifecycleTests {
     func asyncAlreadyCancelled() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=5"))), session: session)
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=30"))), session: session)
             let (gate, opener) = AsyncStream<Void>.makeStream()
             let task = Task {
                 for await _ in gate { break }

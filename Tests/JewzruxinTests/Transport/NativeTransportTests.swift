@@ -185,7 +185,7 @@ struct NativeTransportTests {
     func cancelOne() async throws {
         try await withSandbox { sandbox in
             let (session, _) = nativeSession()
-            let slow = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=10&content=slow"))), session: session)
+            let slow = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/echo/?delay=30&content=slow"))), session: session)
             async let slowResult = outcome { handler in slow.start(handler); return slow }
             let other = try await HTTPCycle.get(sandbox.string("/echo/?delay=0.05&content=fine"), session: session)
             slow.cancel(explicitly: false)
