@@ -86,10 +86,18 @@ final class HostPool: @unchecked Sendable {
             if rings { worker.doorbell.wake() }
         case .spawn:
             guard let worker = Worker(pool: self, first: exchange) else {
-                locked { workerCount -= 1 }
-                exchange.finishUnstarted(error: URLError(.cannotConnectToHost, userInfo: [
-                    NSLocalizedDescriptionKey: "No file descriptor was left for the transfer.",
-                ]))
+                // No worker, so no one to serve what was queued meanwhile either when none is left.
+                let stranded: [NativeExchange] = locked {
+                    workerCount -= 1
+                    guard workerCount == 0 else { return [] }
+                    defer { pending.removeAll(); pendingStart = 0 }
+                    return Array(pending[pendingStart...])
+                }
+                for failed in [exchange] + stranded {
+                    failed.finishUnstarted(error: URLError(.cannotConnectToHost, userInfo: [
+                        NSLocalizedDescriptionKey: "No file descriptor was left for the transfer.",
+                    ]))
+                }
                 return
             }
             let thread = Thread { worker.run() }
