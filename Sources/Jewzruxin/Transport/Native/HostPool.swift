@@ -257,13 +257,7 @@ private final class Worker: @unchecked Sendable {
             pollfd(fd: doorbell.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: socket?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
         )
-        let remaining = deadline - .now
-        guard remaining > .zero else { return false }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-        let ready = withUnsafeMutablePointer(to: &fds) {
-            $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, socket == nil ? 1 : 2, Int32(milliseconds)) }
-        }
+        guard let ready = NativeSocket.pollPair(&fds, until: deadline) else { return false }
         return ready > 0 && fds.1.revents != 0
     }
 }

@@ -159,19 +159,29 @@ final class NativeSocket {
             pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0)
         )
         while true {
-            let remaining = deadline - .now
-            guard remaining > .zero else { throw .timedOut }
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = withUnsafeMutablePointer(to: &fds) {
-                $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, Int32(milliseconds)) }
-            }
+            guard let ready = Self.pollPair(&fds, until: deadline) else { throw .timedOut }
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .system(errno)
             }
             if fds.1.revents != 0 { throw .woken }
             if fds.0.revents != 0 { return }
+        }
+    }
+
+    /// Waits in `poll` until one of two descriptors is ready or `deadline` passes; a negative
+    /// descriptor is ignored, as POSIX has it.
+    ///
+    /// - Returns: What `poll` returned (the number ready, or -1 with `errno` set), or `nil` when the
+    ///   deadline had passed already.
+    static func pollPair(_ pair: inout (pollfd, pollfd), until deadline: ContinuousClock.Instant) -> Int32? {
+        let remaining = deadline - .now
+        guard remaining > .zero else { return nil }
+        let (seconds, attoseconds) = remaining.components
+        let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        // A homogeneous tuple is laid out as an array of its elements.
+        return withUnsafeMutablePointer(to: &pair) {
+            $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, Int32(milliseconds)) }
         }
     }
 
