@@ -307,18 +307,7 @@ struct JSONReader {
         }
         while true {
             elements.append(try value(depth: depth))
-            skipWhitespace()
-            guard index < count else { throw fail("unexpected end of the text") }
-            switch byte(index) {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
-            default:
-                throw fail("expected ',' or ']'")
-            }
+            if try closes(UInt8(ascii: "]")) { return .array(elements) }
         }
     }
 
@@ -341,18 +330,25 @@ struct JSONReader {
             let member = try value(depth: depth)
             // The first of repeated keys wins.
             if let first = members.updateValue(member, forKey: key) { members[key] = first }
+            if try closes(UInt8(ascii: "}")) { return .object(members) }
+        }
+    }
+
+    /// Reads what follows an element of an array or object: `true` past its closing `bracket`,
+    /// `false` past a comma (and the whitespace after it).
+    private mutating func closes(_ bracket: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard index < count else { throw fail("unexpected end of the text") }
+        switch byte(index) {
+        case UInt8(ascii: ","):
+            index += 1
             skipWhitespace()
-            guard index < count else { throw fail("unexpected end of the text") }
-            switch byte(index) {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(members)
-            default:
-                throw fail("expected ',' or '}'")
-            }
+            return false
+        case bracket:
+            index += 1
+            return true
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(bracket)))'")
         }
     }
 
