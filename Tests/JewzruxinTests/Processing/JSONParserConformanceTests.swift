@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 import JewzruxinSandbox
 
@@ -186,19 +187,13 @@ struct JSONParserConformanceTests {
 
     // MARK: Differential
 
-    /// SplitMix64: the same documents on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
+    /// Random JSON texts from a seed: the same documents on every run.
+    struct Generator {
+        var random: SplitMix64
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        init(state: UInt64) { random = SplitMix64(state: state) }
 
-        mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+        mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
 
         mutating func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(int(0...9))) }) }
 
@@ -276,7 +271,7 @@ struct JSONParserConformanceTests {
             let position = generator.int(0...(bytes.count - 1))
             switch generator.int(0...2) {
             case 0: bytes.remove(at: position)
-            case 1: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+            case 1: bytes[position] = UInt8(truncatingIfNeeded: generator.random.next())
             default:
                 let inserted = Array(#""\,:[]{}0.e-1 "#.utf8)
                 bytes.insert(inserted[generator.int(0...(inserted.count - 1))], at: position)

@@ -421,18 +421,6 @@ struct StressRunner: Sendable {
     }
 }
 
-/// A SplitMix64 generator, so that a seed always gives the same mix.
-struct StressRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Stress: thousands of cycles at 64 in flight", .onEveryTransport)
 struct StressTests {
@@ -449,7 +437,7 @@ struct StressTests {
 
     /// The seeded mix.
     static func plan(count: Int, seed: UInt64) -> [StressRequest] {
-        var random = StressRandom(state: seed)
+        var random = SplitMix64(state: seed)
         let kinds = StressKind.allCases
         let total = kinds.map(\.weight).reduce(0, +)
         return (0..<count).map { index in

@@ -1,21 +1,11 @@
 import Testing
+import JewzruxinTestSupport
 @testable import Jewzruxin
 
 /// Random and mutated templates with random values: expansion never crashes, every failure is a
 /// ``URITemplateError``, and results hold only ASCII characters other than space.
 @Suite("URITemplate: robustness")
 struct URITemplateFuzzTests {
-    /// SplitMix64, so that runs are reproducible.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let seeds = [
         "{+base}/repos{/owner,repo}/issues{?state,labels*,sort}{&page}",
@@ -29,7 +19,7 @@ struct URITemplateFuzzTests {
     ]
     static let names = ["a", "b", "c", "keys", "list", "base", "owner", "repo", "state", "labels", "page", "var", "frag", "dom"]
 
-    static func randomValue(_ random: inout SeededGenerator) -> any Sendable {
+    static func randomValue(_ random: inout SplitMix64) -> any Sendable {
         let strings = ["", "x", "a b", "é/ü", "%2F", "%zz", "?&=", "𝄞stave", "\u{0}\u{7F}", "~-._"]
         func string() -> String { strings.randomElement(using: &random) ?? "" }
         switch Int.random(in: 0..<8, using: &random) {
@@ -44,7 +34,7 @@ struct URITemplateFuzzTests {
         }
     }
 
-    static func randomTemplate(_ random: inout SeededGenerator) -> String {
+    static func randomTemplate(_ random: inout SplitMix64) -> String {
         if Bool.random(using: &random), var characters = seeds.randomElement(using: &random).map(Array.init) {
             for _ in 0..<Int.random(in: 1...3, using: &random) where !characters.isEmpty {
                 let index = Int.random(in: 0..<characters.count, using: &random)
@@ -61,7 +51,7 @@ struct URITemplateFuzzTests {
 
     @Test("10,000 random templates")
     func randomTemplates() {
-        var random = SeededGenerator(state: 0x5EED_1234)
+        var random = SplitMix64(state: 0x5EED_1234)
         var expanded = 0
         var failedParsing = 0
         var failedExpanding = 0
