@@ -23,36 +23,30 @@ struct InteractiveTerminalTests {
         let terminal = try PseudoTerminal()
         let directory = try PlaygroundExecutable.temporaryDirectory()
         let historyFile = directory.appendingPathComponent("history")
-        let process = Process()
-        process.executableURL = try PlaygroundExecutable.url()
-        process.currentDirectoryURL = directory
         var variables = ProcessInfo.processInfo.environment
         variables["JEWZRUXIN_PLAYGROUND_HISTORY"] = historyFile.path
         variables["TERM"] = "xterm"
         variables.removeValue(forKey: "NO_COLOR")
         variables.merge(environment) { _, new in new }
-        process.environment = variables
-        let handle = FileHandle(fileDescriptor: terminal.secondary, closeOnDealloc: false)
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
         let modesBefore = terminal.localModes
-        try process.runSerially()
+        let process = try ChildProcess(
+            try PlaygroundExecutable.url().path, environment: variables, directory: directory,
+            input: terminal.secondary, output: terminal.secondary, error: terminal.secondary)
         terminal.startReading()
         try await session(terminal)
         // Blocking waits go to a thread of their own: on 2 cores, a blocked cooperative thread or GCD
         // worker starves the other suites' tasks and timers.
-        let modesAfter = await withCheckedContinuation { (continuation: CheckedContinuation<tcflag_t, Never>) in
+        let (status, modesAfter) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, tcflag_t), Never>) in
             Thread.detachNewThread {
-                process.waitUntilExit()
+                let status = process.waitUntilExit()
                 let modes = terminal.localModes
                 close(terminal.secondary)
                 terminal.waitForEnd()
                 close(terminal.primary)
-                continuation.resume(returning: modes)
+                continuation.resume(returning: (status, modes))
             }
         }
-        return (process.terminationStatus, terminal.text, try? String(contentsOf: historyFile, encoding: .utf8), modesBefore, modesAfter)
+        return (status, terminal.text, try? String(contentsOf: historyFile, encoding: .utf8), modesBefore, modesAfter)
     }
 
     @Test("a prompt with line editing, history kept in the dotfile, colour; Ctrl-D leaves and the terminal is restored")

@@ -131,31 +131,29 @@ enum PlaygroundExecutable {
         _ executable: URL, _ arguments: [String], _ input: String, _ directory: URL, _ environment: [String: String],
         _ mergingStreams: Bool, _ interruptAfterOutput: String?
     ) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
         var variables = ProcessInfo.processInfo.environment
         variables["JEWZRUXIN_PLAYGROUND_HISTORY"] = directory.appendingPathComponent("history").path
         variables.merge(environment) { _, new in new }
-        process.environment = variables
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = mergingStreams ? stdout : Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.runSerially()
+        let process = try ChildProcess(
+            executable.path, arguments, environment: variables, directory: directory,
+            input: stdin.fileHandleForReading.fileDescriptor, output: stdout.fileHandleForWriting.fileDescriptor,
+            error: stderr.fileHandleForWriting.fileDescriptor)
+        // The child has its copies: the pipes' ends end when it does.
+        try stdin.fileHandleForReading.close()
+        try stdout.fileHandleForWriting.close()
+        if !mergingStreams { try stderr.fileHandleForWriting.close() }
         let output = Collector(stdout, trigger: interruptAfterOutput) {
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { process.interrupt() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { process.send(SIGINT) }
         }
         let errors = mergingStreams ? nil : Collector(stderr)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let outputText = String(decoding: output.wait(), as: UTF8.self)
         let errorText = String(decoding: errors?.wait() ?? Data(), as: UTF8.self)
-        process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status = process.waitUntilExit()
         return Run(
             status: status, output: mergingStreams ? outputText : outputText + errorText,
             standardOutput: mergingStreams ? "" : outputText, standardError: errorText)

@@ -35,12 +35,9 @@ struct CurlDescriptionTests {
         var request = HTTPRequest(url: try #require(URL(string: "http://h/x")), method: .post)
         request.data = Data("a 'quoted' $HOME `cmd` \\ body".utf8)
         let command = request.curlDescription.replacingOccurrences(of: "curl ", with: "printf '%s\\n' ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.runSerially()
+        let process = try ChildProcess("/bin/sh", ["-c", command], output: pipe.fileHandleForWriting.fileDescriptor)
+        try pipe.fileHandleForWriting.close()
         process.waitUntilExit()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(output == "-X\nPOST\n--data-binary\na 'quoted' $HOME `cmd` \\ body\nhttp://h/x\n")
