@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import JewzruxinTestSupport
 @testable import Jewzruxin
@@ -27,34 +26,26 @@ struct HelperProcessError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// Waits on a thread of its own for `process` to end; `nil`, with the process killed, when it
+/// runs past `timeout` seconds.
+func exitStatus(of process: ChildProcess, timeout: TimeInterval) async -> Int32? {
+    let timedOut = Locked(false)
+    let timer = DispatchWorkItem {
+        timedOut.withLock { $0 = true }
+        process.send(SIGKILL)
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        Thread.detachNewThread { continuation.resume(returning: process.waitUntilExit()) }
+    }
+    timer.cancel()
+    return timedOut.withLock { $0 } ? nil : status
+}
+
 /// Runs a process to its end, killing it after `timeout` seconds; its exit status.
 func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeout: TimeInterval = 30) async throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    let exited = Mutex<CheckedContinuation<Int32?, Never>?>(nil)
-    let finish: @Sendable (Int32?) -> Void = { status in
-        exited.withLock { slot in
-            defer { slot = nil }
-            return slot
-        }?.resume(returning: status)
-    }
-    process.terminationHandler = { finish($0.terminationStatus) }
-    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
-        exited.withLock { $0 = continuation }
-        do {
-            try process.runSerially()
-        } catch {
-            finish(nil)
-            return
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { finish(nil) }
-    }
-    guard let status else {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    let process = try ChildProcess(path, arguments, directory: directory)
+    guard let status = await exitStatus(of: process, timeout: timeout) else {
         throw HelperProcessError(description: "\(path) \(arguments.joined(separator: " ")) did not run to its end within \(timeout) s")
     }
     return status
@@ -72,83 +63,51 @@ func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async thro
     ], in: directory)
     guard made == 0 else { throw HelperProcessError(description: "openssl req exited with \(made)") }
 
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: opensslPath)
     // Port 0: the system picks a free one, and s_server prints it ("ACCEPT 127.0.0.1:<port>").
-    server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"]
-    server.currentDirectoryURL = directory
     let output = Pipe()
-    server.standardOutput = output
-    server.standardError = FileHandle.nullDevice
-    let exited = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-    server.terminationHandler = { _ in
-        exited.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }?.resume()
-    }
+    let server = try ChildProcess(
+        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"],
+        directory: directory, output: output.fileHandleForWriting.fileDescriptor)
+    try output.fileHandleForWriting.close()
 
-    // The port, read from the server's output; `nil` when it exits or is silent for 20 s.
-    let announced = Mutex<(text: String, waiter: CheckedContinuation<Int?, Never>?)>(("", nil))
-    let announce: @Sendable (Int?) -> Void = { port in
-        announced.withLock { state in
-            defer { state.waiter = nil }
-            return state.waiter
-        }?.resume(returning: port)
-    }
-    output.fileHandleForReading.readabilityHandler = { handle in
-        // Read on even after the port is known, so the server never blocks on a full pipe.
-        let data = handle.availableData
-        guard !data.isEmpty else {
-            announce(nil)
-            return
-        }
-        let text = announced.withLock { state -> String in
-            state.text += String(decoding: data, as: UTF8.self)
-            return state.text
-        }
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
-              let colon = line.lastIndex(of: ":"),
-              let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        else { return }
-        announce(port)
-    }
+    // Silent for 20 s: killed, so its output ends and no port is announced.
+    let silence = DispatchWorkItem { server.send(SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: silence)
+    let text = Locked("")
     let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
-        announced.withLock { $0.waiter = continuation }
-        do {
-            try server.runSerially()
-        } catch {
-            announce(nil)
-            return
+        Thread.detachNewThread {
+            // Read on to the end even after the port is known, so the server never blocks on a full pipe.
+            var waiting: CheckedContinuation<Int?, Never>? = continuation
+            while true {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                let all = text.withLock { text -> String in
+                    text += String(decoding: data, as: UTF8.self)
+                    return text
+                }
+                guard waiting != nil,
+                      let line = all.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+                      let colon = line.lastIndex(of: ":"),
+                      let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                else { continue }
+                waiting?.resume(returning: port)
+                waiting = nil
+            }
+            waiting?.resume(returning: nil)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { announce(nil) }
     }
+    silence.cancel()
 
     /// Stops the server with SIGKILL (it may have inherited a blocked SIGTERM from the test
-    /// process, so `terminate()` can leave it running) and waits up to 5 s for its exit.
+    /// process) and waits for its exit.
     func stop() async {
-        let pid = server.processIdentifier
-        if server.isRunning, pid > 0 { kill(pid, SIGKILL) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = exited.withLock { state -> Bool in
-                if !state.done { state.waiter = continuation }
-                return state.done
-            }
-            if done { continuation.resume(); return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
-                exited.withLock { state -> CheckedContinuation<Void, Never>? in
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }?.resume()
-            }
-        }
-        output.fileHandleForReading.readabilityHandler = nil
+        server.send(SIGKILL)
+        _ = await exitStatus(of: server, timeout: 5)
     }
 
     guard let port else {
         await stop()
-        throw HelperProcessError(description: "openssl s_server did not report its port; output: \(announced.withLock { $0.text })")
+        throw HelperProcessError(description: "openssl s_server did not report its port; output: \(text.withLock { $0 })")
     }
     do {
         try await body(port)
