@@ -251,7 +251,7 @@ public final class ServiceTask: Sendable {
     }
 
     private func finish(response: HTTPResponse, error: (any Error)?) {
-        let outcome = Outcome(response: response.core == nil ? nil : response, error: error)
+        let outcome = Outcome(response: response.hasHead ? response : nil, error: error)
         let step = state.withLock { s -> Step? in
             s.lifecycle = .finished
             return s.chain.finish(outcome)

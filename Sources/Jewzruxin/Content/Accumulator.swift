@@ -33,7 +33,7 @@ open class Accumulator: SelectiveDiscarder, @unchecked Sendable {
         try super.prepare(for: response)
         data = Data()
         // L13: Content-Length may count encoded bytes; it is only a hint here, and a bounded one.
-        let expected = response.core?.expectedContentLength ?? -1
+        let expected = response.expectedContentLength
         if let maximumSize, expected > maximumSize, response.value(forHTTPHeaderField: "Content-Encoding") == nil {
             throw tooLarge(response, announced: expected)
         }

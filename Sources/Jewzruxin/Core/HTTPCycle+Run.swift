@@ -207,7 +207,7 @@ extension HTTPCycle {
     func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil) {
         let effects = locked.withLock { s -> Effects? in
             guard s.machine.processingCompleted(attempt: attempt) else { return nil }
-            s.response.core = response.core
+            s.response.head = response.head
             s.response.data = response.data
             s.response.object = response.object
             s.response.content = response.content

@@ -11,12 +11,17 @@ extension HTTPCycle {
 
     func transportDidReceive(_ response: URLResponse, attempt: Int) throws {
         guard let http = response as? HTTPURLResponse else { return }
+        try transportDidReceive(HTTPResponse(core: http), attempt: attempt)
+    }
+
+    /// A response head arrived: `response` has it and no body.
+    func transportDidReceive(_ response: HTTPResponse, attempt: Int) throws {
         let feed = locked.withLock { s -> ContentFeed? in
             guard s.machine.isCurrent(attempt) else { return nil }
-            s.response.core = http
+            s.response.head = response.head
             return s.feed
         }
-        try feed?.receive(HTTPResponse(core: http))
+        try feed?.receive(response)
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
@@ -85,7 +90,7 @@ extension HTTPCycle {
 
     private func judge(_ outcome: Outcome, attempt: Int) {
         var outcome = outcome
-        if outcome.error == nil, outcome.response.core == nil {
+        if outcome.error == nil, !outcome.response.hasHead {
             // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
             // no response.
             outcome.error = HTTPError.transport(URLError(.badServerResponse, userInfo: [
@@ -124,7 +129,7 @@ extension HTTPCycle {
             // Whatever happens next, this try's body (a partial file) is of no use.
             outcome.feed.abandon()
             if session.shouldRetry(self, error: error), let delay = session.retryPolicy.delay(
-                beforeRetry: outcome.retriedCount + 1, response: outcome.response.core == nil ? nil : outcome.response),
+                beforeRetry: outcome.retriedCount + 1, response: outcome.response.hasHead ? outcome.response : nil),
                scheduleRetry(after: attempt, delay: delay) {
                 return
             }
@@ -246,8 +251,8 @@ extension HTTPCycle {
     /// The body size to report as expected: `Content-Length`, unless the body is content-encoded
     /// (then Content-Length counts encoded bytes while decoded ones are delivered, L13).
     static func expectedLength(of response: HTTPResponse) -> Int64 {
-        guard let core = response.core, core.value(forHTTPHeaderField: "Content-Encoding") == nil else { return -1 }
-        return core.expectedContentLength
+        guard response.value(forHTTPHeaderField: "Content-Encoding") == nil else { return -1 }
+        return response.expectedContentLength
     }
 
     static func isCancellation(_ error: (any Error)?) -> Bool {

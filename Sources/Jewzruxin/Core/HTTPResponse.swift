@@ -8,8 +8,31 @@ import FoundationNetworking
 /// Response processors turn ``data`` into ``object``. ``text`` decodes ``data`` with the charset the
 /// response names, or the one ``textReadEncoding`` forces.
 public struct HTTPResponse: Sendable {
+    /// Where the status line and headers come from.
+    enum Head: Sendable {
+        /// URLSession's response, or one made by a caller.
+        case foundation(HTTPURLResponse)
+        /// The native transport's parsed head; its `HTTPURLResponse` is made when first asked for.
+        case native(NativeResponseHead)
+    }
+
+    /// The status line and headers, `nil` until they have arrived.
+    var head: Head?
+
     /// The underlying Foundation response, `nil` until the status line and headers have arrived.
-    public var core: HTTPURLResponse?
+    ///
+    /// On the native transport it is made the first time it is read: the status, the URL and the
+    /// headers are read without it.
+    public var core: HTTPURLResponse? {
+        get {
+            switch head {
+            case .foundation(let response): return response
+            case .native(let native): return native.foundationResponse
+            case nil: return nil
+            }
+        }
+        set { head = newValue.map(Head.foundation) }
+    }
     /// The body received so far (all of it once the cycle has finished).
     public var data: Data
     /// The model the response processors made from ``data`` (a ``JSON`` value for JSON, a string…).
@@ -23,15 +46,46 @@ public struct HTTPResponse: Sendable {
 
     /// Creates an empty response, or one from a Foundation response and body.
     public init(core: HTTPURLResponse? = nil, data: Data = Data()) {
-        self.core = core
+        self.head = core.map(Head.foundation)
         self.data = data
     }
 
+    /// A response with the native transport's head and no body yet.
+    init(native: NativeResponseHead) {
+        self.head = .native(native)
+        self.data = Data()
+    }
+
+    /// Whether the status line and headers have arrived.
+    package var hasHead: Bool { head != nil }
+
     /// The status code, or `nil` before a response has arrived.
-    public var statusCode: Int? { core?.statusCode }
+    public var statusCode: Int? {
+        switch head {
+        case .foundation(let response): return response.statusCode
+        case .native(let native): return native.head.status
+        case nil: return nil
+        }
+    }
 
     /// The URL the response came from (after redirects).
-    public var url: URL? { core?.url }
+    public var url: URL? {
+        switch head {
+        case .foundation(let response): return response.url
+        case .native(let native): return native.url
+        case nil: return nil
+        }
+    }
+
+    /// The body size `Content-Length` announces, `-1` when it is absent or not a number (as
+    /// `URLResponse.expectedContentLength`).
+    public var expectedContentLength: Int64 {
+        switch head {
+        case .foundation(let response): return response.expectedContentLength
+        case .native: return value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+        case nil: return -1
+        }
+    }
 
     /// The response headers as Foundation reports them.
     ///
@@ -54,6 +108,10 @@ public struct HTTPResponse: Sendable {
     /// `X-Tag` and `x-tag` sits under two keys and its own lookup returns only one of them; here every
     /// spelling counts (the groups are joined in the order of their spellings).
     public func value(forHTTPHeaderField field: String) -> String? {
+        if case .native(let native) = head {
+            // One entry per name there, repeated fields joined already, as in `core`.
+            return native.value(forHTTPHeaderField: field)
+        }
         guard let fields = core?.allHeaderFields else { return nil }
         var matches: [(name: String, value: String)] = []
         for (name, value) in fields {

@@ -55,6 +55,15 @@ public struct HTTPTransferEvents: Sendable {
         }
     }
 
+    /// The native transport's response head arrived.
+    func didReceive(_ head: NativeResponseHead) {
+        do {
+            try cycle.transportDidReceive(HTTPResponse(native: head), attempt: attempt)
+        } catch {
+            cycle.transportDidFail(error, attempt: attempt)
+        }
+    }
+
     /// The next bytes of the response body arrived.
     public func didReceive(_ data: Data) {
         do {

@@ -439,12 +439,10 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         ])
     }
 
-    private func response(for head: ResponseHead) throws -> HTTPURLResponse {
+    private func response(for head: ResponseHead) throws -> NativeResponseHead {
         settings.storeCookies(head.values("Set-Cookie"), for: request.core)
-        guard let url = request.url, let response = HTTPURLResponse(
-            url: url, statusCode: head.status, httpVersion: head.minor == 1 ? "HTTP/1.1" : "HTTP/1.\(head.minor)", headerFields: head.joinedFields)
-        else { throw badResponse(.badStatusLine) }
-        return response
+        guard let url = request.url else { throw badResponse(.badStatusLine) }
+        return NativeResponseHead(url: url, head: head)
     }
 
     // MARK: Errors
