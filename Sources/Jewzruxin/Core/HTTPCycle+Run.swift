@@ -32,7 +32,7 @@ extension HTTPCycle {
     }
 
     func deliver(_ delivery: Delivery) {
-        session.delegateQueue.addOperation {
+        session.delivery.enqueue {
             if let download = delivery.download {
                 if let handler = self.downloadFileHandler { handler(self, download) }
                 Self.removeDownload(download)

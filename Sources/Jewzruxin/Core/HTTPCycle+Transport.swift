@@ -32,13 +32,13 @@ extension HTTPCycle {
         guard let (feed, handler, response) = taken, let total = try feed.append(chunk), let handler else { return }
         let written = Int64(chunk.count)
         let expected = Self.expectedLength(of: response)
-        session.delegateQueue.addOperation { handler(self, written, total, expected) }
+        session.delivery.enqueue { handler(self, written, total, expected) }
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
         let handler = locked.withLock { s in s.machine.isCurrent(attempt) ? s.didSendBodyData : nil }
         guard let handler else { return }
-        session.delegateQueue.addOperation { handler(self, bytes, total, expected) }
+        session.delivery.enqueue { handler(self, bytes, total, expected) }
     }
 
     /// The content handler failed: stop the transfer and end the attempt with `error` at once,

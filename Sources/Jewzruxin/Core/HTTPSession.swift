@@ -19,6 +19,8 @@ public final class HTTPSession: Sendable {
     public let delegateQueue: OperationQueue
     /// Where processors and other work that takes time run.
     public let workerQueue: OperationQueue
+    /// How the engine's handler calls reach ``delegateQueue``.
+    let delivery: DelegateDelivery
 
     /// Where requests go on the wire.
     public let transport: any HTTPTransport
@@ -56,6 +58,7 @@ public final class HTTPSession: Sendable {
         transport: (any HTTPTransport)? = nil
     ) {
         self.delegateQueue = delegateQueue ?? .main
+        self.delivery = DelegateDelivery(queue: self.delegateQueue)
         self.workerQueue = workerQueue ?? {
             let queue = OperationQueue()
             queue.name = "Jewzruxin.HTTPSession.worker"
