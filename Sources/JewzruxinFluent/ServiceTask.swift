@@ -256,10 +256,10 @@ public final class ServiceTask: Sendable {
             s.lifecycle = .finished
             return s.chain.finish(outcome)
         }
-        // The cycle calls its completion handler in an operation of the delegate queue; checked
-        // rather than assumed, since handlers of that queue then run here without a hop.
-        let here: Place? = OperationQueue.current === session.delegateQueue ? .delegateQueue : nil
-        run(step, on: here)
+        // The cycle calls its completion handler in an operation of the session's delegate queue
+        // (`OperationQueue.current` would say so, at the cost of two system calls on Linux): the
+        // handlers of that queue run here without a hop.
+        run(step, on: .delegateQueue)
     }
 
     /// Runs `first` and the steps after it, each on its handler's queue: here and now when that

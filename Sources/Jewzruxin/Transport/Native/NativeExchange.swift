@@ -382,14 +382,17 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
 
     /// Reads the response, reporting it as it arrives; `true` when the connection may be reused.
     ///
-    /// - Parameter firstDeadline: When the first bytes must have come, if not `timeout` from now.
+    /// - Parameter firstDeadline: When the first bytes must have come, if not `timeout` from now;
+    ///   given for a request the submitting thread sent.
     private func receive(on connection: NativeConnection, timeout: TimeInterval, firstDeadline: ContinuousClock.Instant?, waker: Waker) throws -> Bool {
         var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
         let socket = connection.socket
         let scratch = connection.scratch
         var receivedAny = !connection.buffer.isEmpty
-        // The request just went out: the answer can't be there yet, so wait before reading.
-        var waitsFirst = true
+        // A request that just went out can't have its answer yet: wait before reading. One sent
+        // early by the submitting thread usually has it already: its worker woke because the
+        // socket became readable (at worst a `recv` finds nothing and the wait follows).
+        var waitsFirst = firstDeadline == nil
         while true {
             let event: ResponseDecoder.Event?
             do {
