@@ -49,18 +49,26 @@ struct DelegateDeliveryTests {
         #expect(result.offQueue == 0)
     }
 
-    @Test("calls that come while the serial queue is busy share one operation")
-    func waitingCallsShareAnOperation() async {
-        let queue = serialQueue()
+    /// A serial queue (1), and a concurrent one (the default count).
+    static let queueKinds: [(maximumConcurrency: Int, calls: Int, operations: Int)] = [
+        (1, 100, 1), (OperationQueue.defaultMaxConcurrentOperationCount, 3, 3),
+    ]
+
+    @Test("calls that come while a serial queue is busy share one operation; on a concurrent queue each is one",
+          arguments: 0..<queueKinds.count)
+    func waitingCallsShareAnOperation(kind: Int) async {
+        let (maximumConcurrency, calls, operations) = Self.queueKinds[kind]
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = maximumConcurrency
         queue.isSuspended = true
         let delivery = DelegateDelivery(queue: queue)
         let count = Locked(0)
-        for _ in 0..<100 { delivery.enqueue { count.withLock { $0 += 1 } } }
-        #expect(queue.operationCount == 1)
+        for _ in 0..<calls { delivery.enqueue { count.withLock { $0 += 1 } } }
+        #expect(queue.operationCount == operations)
         queue.isSuspended = false
-        // One operation ran them all: nothing was added after it, so the barrier follows them.
+        // The operations that ran the calls were all added before the barrier.
         await drained(queue)
-        #expect(count.withLock { $0 } == 100)
+        #expect(count.withLock { $0 } == calls)
     }
 
     @Test("a call made by a running call waits for the queue's other work: it goes in the next operation")
@@ -77,18 +85,5 @@ struct DelegateDeliveryTests {
         await drained(queue)
         await drained(queue)
         #expect(order.withLock { $0 } == ["first", "other work", "nested"])
-    }
-
-    @Test("on a concurrent delegate queue each call is an operation of its own")
-    func concurrentQueue() async {
-        let queue = OperationQueue()
-        queue.isSuspended = true
-        let delivery = DelegateDelivery(queue: queue)
-        let count = Locked(0)
-        for _ in 0..<3 { delivery.enqueue { count.withLock { $0 += 1 } } }
-        #expect(queue.operationCount == 3)
-        queue.isSuspended = false
-        await drained(queue)
-        #expect(count.withLock { $0 } == 3)
     }
 }
