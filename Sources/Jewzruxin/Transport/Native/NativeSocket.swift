@@ -209,21 +209,11 @@ final class NativeSocket {
 
     /// Writes all of `bytes`, waiting for room as needed.
     func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
-        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
             guard !waker.isSignalled else { throw .woken }
-            let count = send(descriptor, base + offset, bytes.count - offset, Self.sendFlags)
-            if count >= 0 {
-                offset += count
-                continue
-            }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK: try wait(for: Int16(POLLOUT), deadline: deadline, waker: waker)
-            case EINTR: continue
-            case ECONNRESET, EPIPE: throw .closed
-            case let code: throw .system(code)
-            }
+            offset += try sendWithoutWaiting(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            if offset < bytes.count { try wait(for: Int16(POLLOUT), deadline: deadline, waker: waker) }
         }
     }
 
