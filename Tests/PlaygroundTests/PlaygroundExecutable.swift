@@ -1,6 +1,5 @@
 import Foundation
 import JewzruxinTestSupport
-import Synchronization
 import Testing
 
 /// The built `playground` executable, run as a user would run it.
@@ -92,41 +91,6 @@ enum PlaygroundExecutable {
         }
     }
 
-    /// Collects what a pipe delivers until its end, and reports when some text has arrived.
-    ///
-    /// Reads with blocking calls on a thread of its own (Foundation's `readabilityHandler`
-    /// doesn't always report the end of a pipe on Linux).
-    private final class Collector: Sendable {
-        private let data = Mutex(Data())
-        private let finished = DispatchSemaphore(value: 0)
-
-        init(_ pipe: Pipe, trigger: String? = nil, onTrigger: @escaping @Sendable () -> Void = {}) {
-            let handle = pipe.fileHandleForReading
-            Thread.detachNewThread { [self] in
-                var trigger = trigger
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    let text = data.withLock { data in
-                        data.append(chunk)
-                        return String(decoding: data, as: UTF8.self)
-                    }
-                    if let expected = trigger, text.contains(expected) {
-                        trigger = nil
-                        onTrigger()
-                    }
-                }
-                finished.signal()
-            }
-        }
-
-        /// Waits for the end of the pipe and returns everything it delivered.
-        func wait() -> Data {
-            finished.wait()
-            return data.withLock { $0 }
-        }
-    }
-
     private static func runBlocking(
         _ executable: URL, _ arguments: [String], _ input: String, _ directory: URL, _ environment: [String: String],
         _ mergingStreams: Bool, _ interruptAfterOutput: String?
@@ -145,10 +109,12 @@ enum PlaygroundExecutable {
         try stdin.fileHandleForReading.close()
         try stdout.fileHandleForWriting.close()
         if !mergingStreams { try stderr.fileHandleForWriting.close() }
-        let output = Collector(stdout, trigger: interruptAfterOutput) {
+        var trigger: (@Sendable (String) -> Bool)?
+        if let expected = interruptAfterOutput { trigger = { $0.contains(expected) } }
+        let output = PipeCollector(stdout, trigger: trigger) { _ in
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { process.send(SIGINT) }
         }
-        let errors = mergingStreams ? nil : Collector(stderr)
+        let errors = mergingStreams ? nil : PipeCollector(stderr)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let outputText = String(decoding: output.wait(), as: UTF8.self)

@@ -51,6 +51,14 @@ func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeou
     return status
 }
 
+/// The port of `openssl s_server`'s "ACCEPT 127.0.0.1:<port>" line in its output `text`, if there.
+private func acceptedPort(in text: String) -> Int? {
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+          let colon = line.lastIndex(of: ":")
+    else { return nil }
+    return Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+}
+
 /// Serves a new self-signed certificate (CN=localhost) with `openssl s_server -www` on a free
 /// loopback port for the duration of `body`, then stops the server and removes its files.
 func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async throws {
@@ -73,28 +81,18 @@ func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async thro
     // Silent for 20 s: killed, so its output ends and no port is announced.
     let silence = DispatchWorkItem { server.send(SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: silence)
-    let text = Locked("")
+    let waiting = Locked<CheckedContinuation<Int?, Never>?>(nil)
+    let announce: @Sendable (Int?) -> Void = { port in waiting.withLock { $0.take() }?.resume(returning: port) }
+    var collected: PipeCollector?
     let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+        waiting.withLock { $0 = continuation }
+        // Read on to the end even after the port is known, so the server never blocks on a full pipe.
+        let collector = PipeCollector(output, trigger: { acceptedPort(in: $0) != nil }) { announce(acceptedPort(in: $0)) }
         Thread.detachNewThread {
-            // Read on to the end even after the port is known, so the server never blocks on a full pipe.
-            var waiting: CheckedContinuation<Int?, Never>? = continuation
-            while true {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                let all = text.withLock { text -> String in
-                    text += String(decoding: data, as: UTF8.self)
-                    return text
-                }
-                guard waiting != nil,
-                      let line = all.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
-                      let colon = line.lastIndex(of: ":"),
-                      let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-                else { continue }
-                waiting?.resume(returning: port)
-                waiting = nil
-            }
-            waiting?.resume(returning: nil)
+            _ = collector.wait()
+            announce(nil)
         }
+        collected = collector
     }
     silence.cancel()
 
@@ -107,7 +105,7 @@ func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async thro
 
     guard let port else {
         await stop()
-        throw HelperProcessError(description: "openssl s_server did not report its port; output: \(text.withLock { $0 })")
+        throw HelperProcessError(description: "openssl s_server did not report its port; output: \(collected?.text ?? "")")
     }
     do {
         try await body(port)
