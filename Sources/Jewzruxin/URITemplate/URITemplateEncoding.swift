@@ -53,15 +53,7 @@ enum URITemplateEncoding {
     ///   - output: The bytes to append to.
     @inline(__always)
     static func append(_ string: String, allowReserved: Bool, prefix: Int, to output: inout URITemplateOutput) {
-        // A native string's bytes are read where they are, without copying the string first as the
-        // mutating `withUTF8` would; only a lazily bridged string has none, and is made contiguous.
-        let appended: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            append(bytes, allowReserved: allowReserved, prefix: prefix, to: &output)
-        }
-        if appended == nil {
-            var contiguous = string
-            contiguous.withUTF8 { append($0, allowReserved: allowReserved, prefix: prefix, to: &output) }
-        }
+        string.withUTF8Bytes { append($0, allowReserved: allowReserved, prefix: prefix, to: &output) }
     }
 
     @inline(__always)

@@ -121,6 +121,20 @@ struct ResponseDecoderTests {
         #expect(head.hasToken("C", in: "x-A") && !head.hasToken("a", in: "X-A"))
     }
 
+    @Test("names compare equal in any ASCII case only: not across other bytes 0x20 apart, nor Unicode case")
+    func asciiCase() {
+        let equal = ResponseHead.equalIgnoringASCIICase
+        #expect(equal("Content-Length", "cONTENT-lENGTH") && equal("", "") && equal("x-1_~", "X-1_~"))
+        // '@' and '`', '[' and '{', '^' and '~' differ by 0x20 but are not letters.
+        #expect(!equal("a@", "a`") && !equal("[", "{") && !equal("^", "~") && !equal("\u{0}", " "))
+        #expect(!equal("é", "É") && !equal("ab", "abc") && !equal("abc", "abd"))
+        // Slices, and bytes that are not a String's.
+        let bytes = Array("xHOSTx".utf8)
+        #expect(ResponseHead.equalIgnoringASCIICase(bytes[1..<5], "host".utf8))
+        #expect(ResponseHead.equalIgnoringASCIICase("Host".utf8.reversed(), "TSOH".utf8))
+        #expect(!ResponseHead.equalIgnoringASCIICase(Substring("hostx").utf8.dropLast(), "hosT ".utf8))
+    }
+
     @Test("bytes after the body: the response stands, the connection is not reused")
     func garbageAfterBody() {
         let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE", close: false)
@@ -152,6 +166,9 @@ struct ResponseDecoderTests {
         ("negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", .badContentLength),
         ("Content-Length not a number", "HTTP/1.1 200 OK\r\nContent-Length: 1e3\r\n\r\n", .badContentLength),
         ("Content-Lengths that disagree", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .badContentLength),
+        ("Content-Length empty", "HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n", .badContentLength),
+        ("Content-Length with an empty item", "HTTP/1.1 200 OK\r\nContent-Length: 2,\r\n\r\nok", .badContentLength),
+        ("Content-Length of two numbers", "HTTP/1.1 200 OK\r\nContent-Length: 2 2\r\n\r\nok", .badContentLength),
         ("Content-Length too large", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", .badContentLength),
         ("chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .badChunk),
         ("chunk size empty", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", .badChunk),

@@ -23,6 +23,8 @@ import Darwin
 final class HostPool: @unchecked Sendable {
     // Every mutable property is guarded by `mutex`, as are the handoff properties of the workers.
     let origin: Origin
+    /// The `Host` value of the origin's requests, made once.
+    let hostField: String
     private let limit: Int
     private let idleTimeout: TimeInterval
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -34,6 +36,7 @@ final class HostPool: @unchecked Sendable {
 
     init(origin: Origin, limit: Int, idleTimeout: TimeInterval) {
         self.origin = origin
+        hostField = origin.hostField
         self.limit = max(1, limit)
         self.idleTimeout = idleTimeout
         mutex = .allocate(capacity: 1)

@@ -36,6 +36,8 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     let events: HTTPTransferEvents
     let settings: NativeTransport.Settings
     let origin: Origin
+    /// The pool's `Host` value.
+    private let hostField: String
     private weak var pool: HostPool?
 
     private struct State {
@@ -66,12 +68,13 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         let answerDeadline: ContinuousClock.Instant
     }
 
-    init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, origin: Origin, pool: HostPool) {
+    init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, pool: HostPool) {
         self.request = request
         self.upload = upload
         self.events = events
         self.settings = settings
-        self.origin = origin
+        origin = pool.origin
+        hostField = pool.hostField
         self.pool = pool
     }
 
@@ -292,7 +295,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         }
         var extra = settings.additionalHeaders
         if let cookies = settings.cookieHeader(for: request.core) { extra.insert(("Cookie", cookies), at: 0) }
-        let (head, framing) = try RequestEncoder.head(for: request.core, origin: origin, bodyLength: length, extraHeaders: extra)
+        let (head, framing) = try RequestEncoder.head(for: request.core, hostField: hostField, bodyLength: length, extraHeaders: extra)
         return EncodedHead(bytes: head, framing: framing, body: body)
     }
 

@@ -122,10 +122,10 @@ public final class NativeTransport: HTTPTransport {
     }
 
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
-        guard let url = request.url, let scheme = url.scheme?.lowercased() else {
+        guard let url = request.url, let scheme = url.scheme else {
             return FailedTransfer(error: URLError(.badURL), events: events)
         }
-        if scheme == "https" {
+        if ResponseHead.equalIgnoringASCIICase(scheme, "https") {
             guard options.usesURLSessionForHTTPS else {
                 return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
                     NSLocalizedDescriptionKey: "This native transport serves http:// only; https:// needs URLSession.",
@@ -134,7 +134,7 @@ public final class NativeTransport: HTTPTransport {
             }
             return urlSessionTransport().makeTransfer(for: request, upload: upload, events: events)
         }
-        guard let origin = Origin(url) else {
+        guard ResponseHead.equalIgnoringASCIICase(scheme, "http"), let origin = Origin(httpURL: url) else {
             return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
                 NSLocalizedDescriptionKey: "The native transport can't send a request to \(url.absoluteString).",
                 NSURLErrorFailingURLErrorKey: url,
@@ -146,7 +146,7 @@ public final class NativeTransport: HTTPTransport {
             pools[origin] = pool
             return pool
         }
-        return NativeExchange(request: request, upload: upload, events: events, settings: settings, origin: origin, pool: pool)
+        return NativeExchange(request: request, upload: upload, events: events, settings: settings, pool: pool)
     }
 
     private func urlSessionTransport() -> URLSessionTransport {
@@ -232,7 +232,9 @@ extension NativeTransport {
         }
 
         func header(for url: URL) -> String? {
-            guard let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
+            // Many apps store no cookie: listing them all is cheaper than matching them to the URL,
+            // which parses its host.
+            guard storage.cookies?.isEmpty == false, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
             return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
         }
 

@@ -8,11 +8,10 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The host name or address, without brackets.
     let host: String
     let port: Int
-    /// The `Host` header value (made once: a pool's origin serves every request to it).
-    let hostField: String
 
-    init?(_ url: URL) {
-        guard url.scheme?.lowercased() == "http", var host = url.host, !host.isEmpty else { return nil }
+    /// The origin of an `http` URL (the caller checked the scheme); `nil` without a host.
+    init?(httpURL url: URL) {
+        guard var host = url.host, !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.init(host: host, port: url.port ?? 80)
     }
@@ -20,8 +19,12 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     init(host: String, port: Int) {
         self.host = host
         self.port = port
+    }
+
+    /// The `Host` header value: made once per pool, which serves every request to the origin.
+    var hostField: String {
         let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        hostField = port == 80 ? name : "\(name):\(port)"
+        return port == 80 ? name : "\(name):\(port)"
     }
 
     var description: String { hostField }
@@ -35,25 +38,26 @@ struct RequestEncoder {
         case chunked
     }
 
-    /// Builds the head of `request` to `origin`.
+    /// Builds the head of `request`.
     ///
     /// - Parameters:
+    ///   - hostField: The `Host` value, for a request that sets none (``Origin/hostField``).
     ///   - bodyLength: The body's length, `nil` when it has none; `-1` when unknown (sent chunked).
     ///   - extraHeaders: Headers added where the request has none of that name (cookies, the
     ///     configuration's additional headers).
     /// - Throws: `URLError(.badURL)` for a field that would break the message (CR, LF or NUL).
     static func head(
-        for request: URLRequest, origin: Origin, bodyLength: Int64?, extraHeaders: [(String, String)]
+        for request: URLRequest, hostField: String, bodyLength: Int64?, extraHeaders: [(String, String)]
     ) throws -> (head: [UInt8], framing: BodyFraming) {
         guard let url = request.url else { throw URLError(.badURL) }
         let method = request.httpMethod ?? "GET"
-        guard !method.isEmpty, method.utf8.allSatisfy(ResponseDecoder.isTokenByte) else {
+        guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(ResponseDecoder.isTokenByte) }) else {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The method \"\(method)\" is not a valid token."])
         }
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
-        guard target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard target.withUTF8Bytes({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) else {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request target contains characters that must be percent-encoded."])
         }
 
@@ -85,7 +89,7 @@ struct RequestEncoder {
             hasAccept = hasAccept || ResponseHead.equalIgnoringASCIICase(name, "Accept")
             fields.append((name, value))
         }
-        if !hasHost { fields.insert(("Host", origin.hostField), at: 0) }
+        if !hasHost { fields.insert(("Host", hostField), at: 0) }
         if !hasUserAgent { fields.append(("User-Agent", "Jewzruxin")) }
         if !hasAccept { fields.append(("Accept", "*/*")) }
 
@@ -107,18 +111,21 @@ struct RequestEncoder {
 
         var head = [UInt8]()
         head.reserveCapacity(256)
-        head.append(contentsOf: method.utf8)
+        head.appendUTF8(method)
         head.append(0x20)
-        head.append(contentsOf: target.utf8)
-        head.append(contentsOf: " HTTP/1.1\r\n".utf8)
+        head.appendUTF8(target)
+        head.appendUTF8(" HTTP/1.1\r\n")
         for (name, value) in fields {
             try validate(name: name, value: value)
-            head.append(contentsOf: name.utf8)
-            head.append(contentsOf: ": ".utf8)
-            head.append(contentsOf: value.utf8)
-            head.append(contentsOf: "\r\n".utf8)
+            head.appendUTF8(name)
+            head.append(0x3A)
+            head.append(0x20)
+            head.appendUTF8(value)
+            head.append(0x0D)
+            head.append(0x0A)
         }
-        head.append(contentsOf: "\r\n".utf8)
+        head.append(0x0D)
+        head.append(0x0A)
         return (head, framing)
     }
 

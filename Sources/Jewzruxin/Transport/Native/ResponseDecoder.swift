@@ -87,11 +87,28 @@ struct ResponseHead: Sendable, Equatable {
     /// Whether `a` and `b` are the same but for the case of ASCII letters, as field names and the
     /// tokens of HTTP are compared (RFC 9110 §5.1); no Unicode case folding.
     static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        equalIgnoringASCIICase(a.utf8, b.utf8)
+        a.utf8.count == b.utf8.count && a.withUTF8Bytes { x in b.withUTF8Bytes { y in equalIgnoringASCIICase(x, y) } }
     }
 
     static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
+        guard a.count == b.count else { return false }
+        // Native strings and arrays are contiguous: compare their bytes without stepping indices,
+        // which for a `String.UTF8View` cost more than the comparison (names are compared per field,
+        // per request).
+        let contiguous = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in equalIgnoringASCIICase(x, y) }
+        }
+        if let result = contiguous ?? nil { return result }
+        return zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
+    }
+
+    private static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<a.count {
+            let x = a[index], y = b[index]
+            // Equal, or the same letter in the other case (0x20 apart, and a letter once lowered).
+            if x != y && (x | 0x20 != y | 0x20 || !(0x61...0x7A).contains(x | 0x20)) { return false }
+        }
+        return true
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
@@ -195,6 +212,8 @@ struct ResponseDecoder {
     init(isHeadRequest: Bool, headerLimit: Int = 65_536) {
         self.isHeadRequest = isHeadRequest
         self.headerLimit = headerLimit
+        // Room for a typical head, so it isn't grown line by line.
+        headLines.reserveCapacity(16)
     }
 
     /// Whether the whole response was read and its end reported.
@@ -375,27 +394,42 @@ struct ResponseDecoder {
     /// The length the `Content-Length` values give; they may repeat it (also within one field,
     /// comma-separated), but not contradict it.
     private static func contentLength(_ fieldValues: [String]) throws(ResponseDecodingError) -> Int64? {
-        let values = fieldValues.flatMap { $0.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) }
-        guard !values.isEmpty else { return nil }
         var length: Int64?
-        for value in values {
-            let digits = ResponseHead.trimmed(value)
-            guard !digits.isEmpty, digits.allSatisfy(isDigit) else { throw .badContentLength }
-            var parsed: Int64 = 0
-            for digit in digits {
-                let (shifted, overflow) = parsed.multipliedReportingOverflow(by: 10)
-                guard !overflow, shifted <= Int64.max - Int64(digit - 0x30) else { throw .badContentLength }
-                parsed = shifted + Int64(digit - 0x30)
+        for field in fieldValues {
+            let consistent = field.withUTF8Bytes { bytes -> Bool in
+                var itemStart = 0
+                for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ",") {
+                    guard let parsed = decimal(ResponseHead.trimmed(bytes[itemStart..<index])), length == nil || length == parsed else {
+                        return false
+                    }
+                    length = parsed
+                    itemStart = index + 1
+                }
+                return true
             }
-            if let length, length != parsed { throw .badContentLength }
-            length = parsed
+            guard consistent else { throw .badContentLength }
         }
         return length
+    }
+
+    /// The value of a run of decimal digits: `nil` unless there is at least one, and no more than an
+    /// `Int64` holds.
+    private static func decimal(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        guard !digits.isEmpty else { return nil }
+        var parsed: Int64 = 0
+        for digit in digits {
+            guard isDigit(digit) else { return nil }
+            let (shifted, overflow) = parsed.multipliedReportingOverflow(by: 10)
+            guard !overflow, shifted <= Int64.max - Int64(digit - 0x30) else { return nil }
+            parsed = shifted + Int64(digit - 0x30)
+        }
+        return parsed
     }
 
     private static func parseHead(_ lines: [ArraySlice<UInt8>]) throws(ResponseDecodingError) -> ResponseHead {
         guard let first = lines.first else { throw .badStatusLine }
         var head = try parseStatusLine(trimmed(first))
+        head.fields.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
             let line = trimmed(line)
             guard let first = line.first, first != 0x20, first != 0x09 else {
@@ -415,18 +449,20 @@ struct ResponseDecoder {
 
     private static func parseStatusLine(_ line: ArraySlice<UInt8>) throws(ResponseDecodingError) -> ResponseHead {
         // HTTP/x.y SP 3DIGIT [SP reason]
-        let bytes = Array(line)
-        guard bytes.count >= 12, bytes.starts(with: Array("HTTP/".utf8)),
-              isDigit(bytes[5]), bytes[6] == 0x2E, isDigit(bytes[7]), bytes[8] == 0x20,
-              isDigit(bytes[9]), isDigit(bytes[10]), isDigit(bytes[11]),
-              bytes.count == 12 || bytes[12] == 0x20
+        let start = line.startIndex
+        // The byte at `offset` from the start of the line.
+        func at(_ offset: Int) -> UInt8 { line[start + offset] }
+        guard line.count >= 12, at(0) == 0x48, at(1) == 0x54, at(2) == 0x54, at(3) == 0x50, at(4) == 0x2F,
+              isDigit(at(5)), at(6) == 0x2E, isDigit(at(7)), at(8) == 0x20,
+              isDigit(at(9)), isDigit(at(10)), isDigit(at(11)),
+              line.count == 12 || at(12) == 0x20
         else { throw .badStatusLine }
-        let major = Int(bytes[5] - 0x30)
-        let minor = Int(bytes[7] - 0x30)
+        let major = Int(at(5) - 0x30)
+        let minor = Int(at(7) - 0x30)
         guard major == 1 else { throw .badStatusLine }
-        let status = Int(bytes[9] - 0x30) * 100 + Int(bytes[10] - 0x30) * 10 + Int(bytes[11] - 0x30)
+        let status = Int(at(9) - 0x30) * 100 + Int(at(10) - 0x30) * 10 + Int(at(11) - 0x30)
         guard status >= 100 else { throw .badStatusLine }
-        let reasonBytes = bytes.count > 13 ? bytes[13...] : []
+        let reasonBytes = line.count > 13 ? line[(start + 13)...] : []
         guard reasonBytes.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badStatusLine }
         return ResponseHead(major: major, minor: minor, status: status, reason: String(decoding: reasonBytes, as: UTF8.self), fields: [])
     }
