@@ -227,6 +227,9 @@ struct JSONReader {
     private var index = 0
     /// Where strings with escapes are put together, reused from one string to the next.
     private var scratch: [UInt8] = []
+    /// The members read so far of the objects being read, innermost last: an object's dictionary
+    /// is made once its size is known, rather than grown (and rehashed) member by member.
+    private var members: [(key: String, value: JSON)] = []
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         bytes = buffer.baseAddress
@@ -315,11 +318,11 @@ struct JSONReader {
         guard depth <= Self.maximumDepth else { throw fail("too deeply nested") }
         index += 1
         skipWhitespace()
-        var members: [String: JSON] = [:]
         if index < count, byte(index) == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        let first = members.count
         while true {
             guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try string()
@@ -328,10 +331,14 @@ struct JSONReader {
             index += 1
             skipWhitespace()
             let member = try value(depth: depth)
-            // The first of repeated keys wins.
-            if let first = members.updateValue(member, forKey: key) { members[key] = first }
-            if try closes(UInt8(ascii: "}")) { return .object(members) }
+            members.append((key, member))
+            if try closes(UInt8(ascii: "}")) { break }
         }
+        var object = [String: JSON](minimumCapacity: members.count - first)
+        // Last to first, so that the first of repeated keys wins.
+        for (key, value) in members[first...].reversed() { object[key] = value }
+        members.removeSubrange(first...)
+        return .object(object)
     }
 
     /// Reads what follows an element of an array or object: `true` past its closing `bracket`,

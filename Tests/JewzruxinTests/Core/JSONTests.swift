@@ -18,6 +18,20 @@ struct JSONTests {
         #expect(json.value(atKeyPath: "missing.path") == nil)
     }
 
+    @Test("nested objects keep their own members, the first of repeated keys winning at every level")
+    func nestedObjects() throws {
+        let text = #"{"a":{"b":1,"c":{"d":3,"d":4},"b":2},"a":5,"e":[{"f":1},{},{"f":2,"g":{"h":[{"i":1}]},"f":3}],"z":{}}"#
+        let json = try JSON(data: Data(text.utf8))
+        #expect(json == [
+            "a": ["b": 1, "c": ["d": 3]],
+            "e": [["f": 1], [:], ["f": 2, "g": ["h": [["i": 1]]]]],
+            "z": [:],
+        ])
+        // A failure inside a nested object leaves no member behind for the next document.
+        #expect(throws: (any Error).self) { try JSON(data: Data(#"{"a":{"b":1,"c":[}"#.utf8)) }
+        #expect(try JSON(data: Data(#"{"k":{"x":1}}"#.utf8)) == ["k": ["x": 1]])
+    }
+
     @Test("malformed JSON throws")
     func malformed() {
         #expect(throws: (any Error).self) { try JSON(data: Data("{broken".utf8)) }
