@@ -323,6 +323,8 @@ struct JSONReader {
             return .object([:])
         }
         let first = members.count
+        // Room for the members of a typical object and the ones around it, made once per document.
+        if members.capacity == 0 { members.reserveCapacity(16) }
         while true {
             guard index < count, byte(index) == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try string()
@@ -337,7 +339,7 @@ struct JSONReader {
         var object = [String: JSON](minimumCapacity: members.count - first)
         // Last to first, so that the first of repeated keys wins.
         for (key, value) in members[first...].reversed() { object[key] = value }
-        members.removeSubrange(first...)
+        members.removeLast(members.count - first)
         return .object(object)
     }
 
