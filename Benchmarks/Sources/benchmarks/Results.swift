@@ -115,9 +115,11 @@ final class Results: Sendable {
             .appendingPathComponent("results", isDirectory: true)
     }
 
-    /// Writes everything to `results/latest.json` and a dated copy (`results/quick.json` alone for a
-    /// `--quick` run, whose numbers aren't for tracking); returns the files written.
-    func write(sectionsRun: [String], passed: Bool, started: Date) throws -> [URL] {
+    /// Writes everything to a dated file in `results`, and to `results/latest.json` too when the run
+    /// had every default section (`complete`), so that a run of one section doesn't replace the
+    /// full one; a `--quick` run, whose numbers aren't for tracking, to `results/quick.json` alone.
+    /// Returns the files written.
+    func write(sectionsRun: [String], complete: Bool, passed: Bool, started: Date) throws -> [URL] {
         let (entries, sections, notes) = state.withLock { ($0.entries, $0.sections, $0.notes) }
         let date = ISO8601DateFormatter().string(from: started)
         var root: [String: Any] = [
@@ -154,7 +156,7 @@ final class Results: Sendable {
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "UTC")
             formatter.dateFormat = "yyyy-MM-dd'T'HHmmss'Z'"
-            files.append(directory.appendingPathComponent("latest.json"))
+            if complete { files.append(directory.appendingPathComponent("latest.json")) }
             files.append(directory.appendingPathComponent("\(formatter.string(from: started)).json"))
         }
         for file in files { try data.write(to: file, options: .atomic) }

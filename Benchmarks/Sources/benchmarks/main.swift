@@ -17,8 +17,9 @@ import Foundation
 // a download's memory goes; slow, and some cases take a GB of RAM).
 //
 // Every run writes its results, with the machine (uname -a, cores, Swift, the library's commit),
-// to Benchmarks/results/latest.json and a dated copy beside it; a `--quick` run (fewer requests,
-// a smaller download, shorter rounds: a smoke test) to results/quick.json only.
+// to a dated file in Benchmarks/results, and to results/latest.json when it ran every default
+// section (a run of some sections leaves the last full run there); a `--quick` run (fewer
+// requests, a smaller download, shorter rounds: a smoke test) to results/quick.json only.
 // nginx and wrk come from Debian's packages (Scripts/bench-servers.sh); without them their rows are
 // skipped with a note (BENCH_NGINX / BENCH_WRK: the program to use, or `none`). `--runs N`: runs of each content case (3 by default), rounds of the throughput
 // section (5). `--requests N`: timed requests per throughput run (5,000). The exit status is 1 when
@@ -131,7 +132,8 @@ let summaryPassed = Results.shared.printSummary()
 passed = passed && summaryPassed
 print(String(format: "Total: %.0f s.", Date().timeIntervalSince(started)))
 do {
-    let files = try Results.shared.write(sectionsRun: chosen.map(\.name), passed: passed, started: started)
+    let complete = sections.allSatisfy { section in !section.byDefault || chosen.contains { $0.name == section.name } }
+    let files = try Results.shared.write(sectionsRun: chosen.map(\.name), complete: complete, passed: passed, started: started)
     print("Results written to \(files.map(\.path).joined(separator: " and ")).")
 } catch {
     print("The results could not be written: \(error)")
