@@ -63,6 +63,16 @@ struct NativeTransportTests {
             }
             let chunked = try await HTTPCycle.get(sandbox.string("/bytes/100000?chunked=1&chunk=999"), session: session)
             #expect(chunked.response.data == SandboxBody.expectedPattern(count: 100_000))
+            // Bodies on both sides of the 64 KiB a submitting thread sends itself, one after the other.
+            for size in [65_536, 65_537, 200_000, 10, 65_536] {
+                let body = SandboxBody.expectedPattern(count: size)
+                let posted = try await HTTPCycle.post(
+                    sandbox.string("/dumpupload/"), requestObject: body, requestProcessors: [HTTPDataProcessor()], session: session)
+                #expect(posted.response.statusCode == 200)
+                // Compared to a Bool: a failed `==` of large Data would be diffed element by element.
+                let echoed = posted.response.data == body
+                #expect(echoed, "a body of \(size) bytes came back as \(posted.response.data.count) bytes")
+            }
             #expect(transport.openConnectionCount == 1)
         }
     }

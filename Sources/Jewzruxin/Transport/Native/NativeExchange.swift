@@ -134,7 +134,10 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     /// - Returns: When the response must have begun, or `nil` when nothing was sent (the worker
     ///   sends it).
     func sendEagerly(on socket: NativeSocket) -> ContinuousClock.Instant? {
-        guard upload == nil, !state.withLock({ $0.cancelled }), let head = try? encodeHead(), head.framing != .chunked else { return nil }
+        // A large body goes from the worker, which encodes the head itself: don't encode it here first.
+        guard upload == nil, (request.data ?? request.core.httpBody)?.count ?? 0 <= 65_536, !state.withLock({ $0.cancelled }),
+              let head = try? encodeHead(), head.framing != .chunked
+        else { return nil }
         var message = head.bytes
         switch head.body {
         case .none: break
