@@ -87,7 +87,7 @@ struct ResponseHead: Sendable, Equatable {
     /// Whether `a` and `b` are the same but for the case of ASCII letters, as field names and the
     /// tokens of HTTP are compared (RFC 9110 §5.1); no Unicode case folding.
     static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.withUTF8Bytes { x in b.withUTF8Bytes { y in equalIgnoringASCIICase(x, y) } }
+        equalIgnoringASCIICase(a.utf8, b.utf8)
     }
 
     static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
@@ -96,13 +96,14 @@ struct ResponseHead: Sendable, Equatable {
         // which for a `String.UTF8View` cost more than the comparison (names are compared per field,
         // per request).
         let contiguous = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in equalIgnoringASCIICase(x, y) }
+            b.withContiguousStorageIfAvailable { y in sameLettersIgnoringCase(x, y) }
         }
         if let result = contiguous ?? nil { return result }
         return zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
-    private static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// The comparison of two buffers of the same length.
+    private static func sameLettersIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         for index in 0..<a.count {
             let x = a[index], y = b[index]
             // Equal, or the same letter in the other case (0x20 apart, and a letter once lowered).
