@@ -47,6 +47,11 @@ extension HTTPCycle {
         let (request, ownProcessors) = locked.withLock { ($0.request, $0.requestProcessors) }
         let processors = ownProcessors ?? session.requestProcessors
         guard !processors.isEmpty else {
+            // An object with no processor to turn it into a body would be dropped in silence.
+            if let object = request.object {
+                fail(attempt: attempt, error: HTTPError.unprocessedRequestObject(type: String(describing: type(of: object))))
+                return
+            }
             transmit(request, attempt: attempt)
             return
         }

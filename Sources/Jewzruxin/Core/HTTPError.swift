@@ -20,6 +20,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// A request header can't be sent: its name is not an HTTP token, or its value contains CR,
     /// LF or NUL. Nothing was sent.
     case invalidHeader(name: String, reason: String)
+    /// The request has an ``HTTPRequest/object`` and no request processor to turn it into a body:
+    /// neither the cycle nor its session has any (``HTTPCycle/requestProcessors``,
+    /// ``HTTPSession/requestProcessors``). `type` is the object's type. Nothing was sent.
+    case unprocessedRequestObject(type: String)
     /// The transport failed (connection refused, timed out, dropped…); the `URLError` says how.
     ///
     /// A server certificate that can't be verified (self-signed, unknown issuer, expired, another
@@ -48,6 +52,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "status code \(response.statusCode ?? 0) seems to have erred (\(url))"
         case .invalidHeader(let name, let reason):
             return "invalid request header \"\(name)\": \(reason)"
+        case .unprocessedRequestObject(let type):
+            return "the request object (\(type)) was not sent: no request processor turns it into a body "
+                + "(give the cycle or its session one, such as HTTPDataProcessor or HTTPJSONProcessor)"
         case .transport(let error):
             let url = error.failingURL?.absoluteString ?? "the request"
             return "transport error \(error.code.rawValue) for \(url): \(error.localizedDescription)"

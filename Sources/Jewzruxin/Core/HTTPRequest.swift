@@ -13,6 +13,9 @@ public struct HTTPRequest: Sendable {
     /// The body to send, or `nil` for none.
     public var data: Data?
     /// The model the request processors turn into ``data`` (a dictionary for JSON, a string for text…).
+    ///
+    /// A cycle with an object and no request processor at all (its own or its session's) ends with
+    /// ``HTTPError/unprocessedRequestObject(type:)`` before sending anything.
     public var object: (any Sendable)?
 
     /// Creates a request for a URL and method.

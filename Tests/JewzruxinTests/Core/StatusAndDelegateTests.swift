@@ -161,4 +161,36 @@ struct StatusAndDelegateTests {
             #expect(sandbox.acceptedConnectionCount == before)
         }
     }
+
+    @Test("a request object with no request processor to take it is an error, not an empty body: nothing is sent")
+    func requestObjectWithoutProcessors() async throws {
+        try await withSandbox { sandbox in
+            let before = sandbox.acceptedConnectionCount
+            let result = try await outcome {
+                try HTTPCycle.post(sandbox.string("/dumpupload/"), requestObject: ["a": 1], session: makeSession(), completionHandler: $0)
+            }
+            guard case HTTPError.unprocessedRequestObject(let type)? = result.error as? HTTPError else {
+                Issue.record("expected unprocessedRequestObject, got \(String(describing: result.error))")
+                return
+            }
+            #expect(type == "Dictionary<String, Int>")
+            #expect(String(describing: try #require(result.error)).contains("no request processor"))
+            #expect(result.cycle.state == .finished)
+            #expect(result.response.statusCode == nil)
+            // The cycle keeps the object, so a processor can be added and the cycle started again.
+            #expect(result.cycle.request.object as? [String: Int] == ["a": 1])
+
+            // The async twin throws it; an empty list of the cycle's own wins over the session's.
+            let session = makeSession()
+            session.requestProcessors = [HTTPJSONProcessor()]
+            await #expect(throws: HTTPError.self) {
+                _ = try await HTTPCycle.put(sandbox.string("/dumpupload/"), requestObject: Data("x".utf8), requestProcessors: [], session: session)
+            }
+            #expect(sandbox.acceptedConnectionCount == before)
+
+            // With the session's processor, the same object is sent.
+            let sent = try await HTTPCycle.post(sandbox.string("/dumpupload/"), requestObject: ["a": 1], session: session)
+            #expect(sent.response.text == #"{"a":1}"#)
+        }
+    }
 }
