@@ -135,15 +135,11 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     ///   sends it).
     func sendEagerly(on socket: NativeSocket) -> ContinuousClock.Instant? {
         // A large body goes from the worker, which encodes the head itself: don't encode it here first.
-        guard upload == nil, (request.data ?? request.core.httpBody)?.count ?? 0 <= 65_536, !state.withLock({ $0.cancelled }),
+        guard upload == nil, (inlineBody?.count ?? 0) <= Self.singleWriteBodyLimit, !state.withLock({ $0.cancelled }),
               let head = try? encodeHead(), head.framing != .chunked
         else { return nil }
         var message = head.bytes
-        switch head.body {
-        case .none: break
-        case .data(let data) where data.count <= 65_536: message.append(contentsOf: data)
-        case .data, .file: return nil
-        }
+        if case .data(let data) = head.body { message.append(contentsOf: data) }
         // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
         guard socket.isReusable else { return nil }
         let answerDeadline = ContinuousClock.now + .seconds(settings.timeout(for: request.core))
@@ -270,6 +266,12 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         case file(URL, Int64)
     }
 
+    /// A body this size or smaller goes out with the head in one write.
+    private static let singleWriteBodyLimit = 65_536
+
+    /// The body of a request without an upload source.
+    private var inlineBody: Data? { request.data ?? request.core.httpBody }
+
     private func encodeHead() throws -> EncodedHead {
         let body: Body
         let length: Int64?
@@ -288,7 +290,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
             body = .file(url, size)
             length = size
         case nil:
-            if let data = request.data ?? request.core.httpBody {
+            if let data = inlineBody {
                 body = .data(data)
                 length = Int64(data.count)
             } else {
@@ -328,7 +330,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         switch encoded.body {
         case .none:
             try encoded.bytes.withUnsafeBytes { try write($0) }
-        case .data(let data) where encoded.framing != .chunked && data.count <= 65_536:
+        case .data(let data) where encoded.framing != .chunked && data.count <= Self.singleWriteBodyLimit:
             // Head and a small body in one segment.
             var message = encoded.bytes
             message.append(contentsOf: data)
