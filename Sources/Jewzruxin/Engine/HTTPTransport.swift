@@ -55,10 +55,11 @@ public struct HTTPTransferEvents: Sendable {
         }
     }
 
-    /// The native transport's response head arrived.
-    func didReceive(_ head: NativeResponseHead) {
+    /// The status line and headers of a response arrived, parsed by the transport: the fast path,
+    /// since no `HTTPURLResponse` is made unless something reads ``HTTPResponse/core``.
+    public func didReceive(_ head: HTTPResponseHead) {
         do {
-            try cycle.transportDidReceive(HTTPResponse(native: head), attempt: attempt)
+            try cycle.transportDidReceive(HTTPResponse(head: head), attempt: attempt)
         } catch {
             cycle.transportDidFail(error, attempt: attempt)
         }

@@ -62,7 +62,7 @@ public struct HTTPRequest: Sendable {
 
     /// Why a header can't be sent as given, or `nil` when it can.
     static func invalidity(name: String, value: String) -> String? {
-        if name.isEmpty || !name.withUTF8Bytes({ $0.allSatisfy(ResponseDecoder.isTokenByte) }) { return "the name is not an HTTP token" }
+        if name.isEmpty || !name.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) { return "the name is not an HTTP token" }
         if value.withUTF8Bytes({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) { return "the value contains CR, LF or NUL" }
         return nil
     }

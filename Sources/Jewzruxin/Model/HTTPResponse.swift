@@ -12,8 +12,8 @@ public struct HTTPResponse: Sendable {
     enum Head: Sendable {
         /// URLSession's response, or one made by a caller.
         case foundation(HTTPURLResponse)
-        /// The native transport's parsed head; its `HTTPURLResponse` is made when first asked for.
-        case native(NativeResponseHead)
+        /// A head a transport parsed; its `HTTPURLResponse` is made when first asked for.
+        case parsed(HTTPResponseHead)
     }
 
     /// The status line and headers, `nil` until they have arrived.
@@ -21,13 +21,13 @@ public struct HTTPResponse: Sendable {
 
     /// The underlying Foundation response, `nil` until the status line and headers have arrived.
     ///
-    /// On the native transport it is made the first time it is read: the status, the URL and the
+    /// For a head a transport parsed (``HTTPResponseHead``) it is made the first time it is read: the status, the URL and the
     /// headers are read without it.
     public var core: HTTPURLResponse? {
         get {
             switch head {
             case .foundation(let response): return response
-            case .native(let native): return native.foundationResponse
+            case .parsed(let parsed): return parsed.foundationResponse
             case nil: return nil
             }
         }
@@ -50,10 +50,14 @@ public struct HTTPResponse: Sendable {
         self.data = data
     }
 
-    /// A response with the native transport's head and no body yet.
-    init(native: NativeResponseHead) {
-        self.head = .native(native)
-        self.data = Data()
+    /// Creates a response from a head a transport parsed, and a body.
+    ///
+    /// - Parameters:
+    ///   - head: The status line and header fields.
+    ///   - data: The body.
+    public init(head: HTTPResponseHead, data: Data = Data()) {
+        self.head = .parsed(head)
+        self.data = data
     }
 
     /// Whether the status line and headers have arrived.
@@ -63,7 +67,7 @@ public struct HTTPResponse: Sendable {
     public var statusCode: Int? {
         switch head {
         case .foundation(let response): return response.statusCode
-        case .native(let native): return native.head.status
+        case .parsed(let parsed): return parsed.statusCode
         case nil: return nil
         }
     }
@@ -72,7 +76,7 @@ public struct HTTPResponse: Sendable {
     public var url: URL? {
         switch head {
         case .foundation(let response): return response.url
-        case .native(let native): return native.url
+        case .parsed(let parsed): return parsed.url
         case nil: return nil
         }
     }
@@ -82,7 +86,7 @@ public struct HTTPResponse: Sendable {
     public var expectedContentLength: Int64 {
         switch head {
         case .foundation(let response): return response.expectedContentLength
-        case .native: return value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+        case .parsed: return value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         case nil: return -1
         }
     }
@@ -108,9 +112,9 @@ public struct HTTPResponse: Sendable {
     /// `X-Tag` and `x-tag` sits under two keys and its own lookup returns only one of them; here every
     /// spelling counts (the groups are joined in the order of their spellings).
     public func value(forHTTPHeaderField field: String) -> String? {
-        if case .native(let native) = head {
-            // One entry per name there, repeated fields joined already, as in `core`.
-            return native.value(forHTTPHeaderField: field)
+        if case .parsed(let parsed) = head {
+            // Repeated fields joined in the order received, as in `core`.
+            return parsed.value(forHTTPHeaderField: field)
         }
         guard let fields = core?.allHeaderFields else { return nil }
         var matches: [(name: String, value: String)] = []

@@ -43,8 +43,8 @@ struct NativeResponseHeadTests {
     @Test("status, URL, header values and Content-Length are those of the Foundation response")
     func fastPathMatchesFoundation() async throws {
         let response = try await fetch(Self.answer)
-        guard case .native? = response.head else {
-            Issue.record("expected a native head, got \(String(describing: response.head))")
+        guard case .parsed? = response.head else {
+            Issue.record("expected a parsed head, got \(String(describing: response.head))")
             return
         }
         let core = try #require(response.core)

@@ -35,6 +35,12 @@ private func body(_ events: [ResponseDecoder.Event]) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
+/// The fields of `head` as the `HTTPURLResponse` of its ``HTTPResponseHead`` gets them.
+private func joinedFields(_ head: ResponseHead) -> [String: String] {
+    HTTPResponseHead(url: URL(fileURLWithPath: "/"), statusCode: head.status, reasonPhrase: head.reason, httpVersion: "HTTP/1.1", orderedFields: head.fields)
+        .joinedFields
+}
+
 private func firstHead(_ events: [ResponseDecoder.Event]) -> ResponseHead? {
     for case .head(let head) in events { return head }
     return nil
@@ -49,7 +55,7 @@ struct ResponseDecoderTests {
         let head = try #require(firstHead(result.events))
         #expect(head.status == 200 && head.reason == "OK" && head.minor == 1)
         #expect(head.values("X-A") == ["1", "2"])
-        #expect(head.joinedFields["X-A"] == "1, 2")
+        #expect(joinedFields(head)["X-A"] == "1, 2")
         #expect(body(result.events) == "hello")
         #expect(result.events.last == .end(reusable: true))
     }
@@ -117,22 +123,22 @@ struct ResponseDecoderTests {
         // Values keep inner spaces and lose the optional whitespace around them.
         let head = try #require(firstHead(decode("HTTP/1.1 200 OK\r\nX-A: \t a  b \t\r\nx-a: c\r\nContent-Length: 0\r\n\r\n", close: false).events))
         #expect(head.values("X-a") == ["a  b", "c"])
-        #expect(head.joinedFields["X-A"] == "a  b, c" && head.joinedFields.count == 2)
+        #expect(joinedFields(head)["X-A"] == "a  b, c" && joinedFields(head).count == 2)
         #expect(head.hasToken("C", in: "x-A") && !head.hasToken("a", in: "X-A"))
     }
 
     @Test("names compare equal in any ASCII case only: not across other bytes 0x20 apart, nor Unicode case")
     func asciiCase() {
-        let equal = ResponseHead.equalIgnoringASCIICase
+        let equal = HTTPHeaderSyntax.equalIgnoringASCIICase
         #expect(equal("Content-Length", "cONTENT-lENGTH") && equal("", "") && equal("x-1_~", "X-1_~"))
         // '@' and '`', '[' and '{', '^' and '~' differ by 0x20 but are not letters.
         #expect(!equal("a@", "a`") && !equal("[", "{") && !equal("^", "~") && !equal("\u{0}", " "))
         #expect(!equal("é", "É") && !equal("ab", "abc") && !equal("abc", "abd"))
         // Slices, and bytes that are not a String's.
         let bytes = Array("xHOSTx".utf8)
-        #expect(ResponseHead.equalIgnoringASCIICase(bytes[1..<5], "host".utf8))
-        #expect(ResponseHead.equalIgnoringASCIICase("Host".utf8.reversed(), "TSOH".utf8))
-        #expect(!ResponseHead.equalIgnoringASCIICase(Substring("hostx").utf8.dropLast(), "hosT ".utf8))
+        #expect(HTTPHeaderSyntax.equalIgnoringASCIICase(bytes[1..<5], "host".utf8))
+        #expect(HTTPHeaderSyntax.equalIgnoringASCIICase("Host".utf8.reversed(), "TSOH".utf8))
+        #expect(!HTTPHeaderSyntax.equalIgnoringASCIICase(Substring("hostx").utf8.dropLast(), "hosT ".utf8))
     }
 
     @Test("bytes after the body: the response stands, the connection is not reused")

@@ -195,7 +195,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     }
 
     private var isIdempotent: Bool {
-        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains { ResponseHead.equalIgnoringASCIICase($0, request.method.rawValue) }
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, request.method.rawValue) }
     }
 
     private func exchange(on connection: inout NativeConnection?, waker: Waker) throws {
@@ -450,10 +450,12 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         ])
     }
 
-    private func response(for head: ResponseHead) throws -> NativeResponseHead {
+    private func response(for head: ResponseHead) throws -> HTTPResponseHead {
         settings.storeCookies(head.values("Set-Cookie"), for: request.core)
         guard let url = request.url else { throw badResponse(.badStatusLine) }
-        return NativeResponseHead(url: url, head: head)
+        return HTTPResponseHead(
+            url: url, statusCode: head.status, reasonPhrase: head.reason,
+            httpVersion: head.minor == 1 ? "HTTP/1.1" : "HTTP/\(head.major).\(head.minor)", orderedFields: head.fields)
     }
 
     // MARK: Errors

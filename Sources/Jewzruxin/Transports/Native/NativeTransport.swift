@@ -125,7 +125,7 @@ public final class NativeTransport: HTTPTransport {
         guard let url = request.url, let scheme = url.scheme else {
             return FailedTransfer(error: URLError(.badURL), events: events)
         }
-        if ResponseHead.equalIgnoringASCIICase(scheme, "https") {
+        if HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "https") {
             guard options.usesURLSessionForHTTPS else {
                 return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
                     NSLocalizedDescriptionKey: "This native transport serves http:// only; https:// needs URLSession.",
@@ -134,7 +134,7 @@ public final class NativeTransport: HTTPTransport {
             }
             return urlSessionTransport().makeTransfer(for: request, upload: upload, events: events)
         }
-        guard ResponseHead.equalIgnoringASCIICase(scheme, "http"), let origin = Origin(httpURL: url) else {
+        guard HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "http"), let origin = Origin(httpURL: url) else {
             return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
                 NSLocalizedDescriptionKey: "The native transport can't send a request to \(url.absoluteString).",
                 NSURLErrorFailingURLErrorKey: url,

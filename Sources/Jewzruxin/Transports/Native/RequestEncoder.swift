@@ -51,7 +51,7 @@ struct RequestEncoder {
     ) throws -> (head: [UInt8], framing: BodyFraming) {
         guard let url = request.url else { throw URLError(.badURL) }
         let method = request.httpMethod ?? "GET"
-        guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(ResponseDecoder.isTokenByte) }) else {
+        guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) else {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The method \"\(method)\" is not a valid token."])
         }
         var target = url.path(percentEncoded: true)
@@ -74,19 +74,19 @@ struct RequestEncoder {
             case .transferEncoding:
                 // Framing and the connection are the transport's business.
                 wantsChunked = value.utf8.split(separator: UInt8(ascii: ",")).contains {
-                    ResponseHead.equalIgnoringASCIICase(ResponseHead.trimmed($0), "chunked".utf8)
+                    HTTPHeaderSyntax.equalIgnoringASCIICase(HTTPHeaderSyntax.trimmed($0), "chunked".utf8)
                 }
             case .framing:
                 continue
             case nil:
-                hasUserAgent = hasUserAgent || ResponseHead.equalIgnoringASCIICase(name, "User-Agent")
-                hasAccept = hasAccept || ResponseHead.equalIgnoringASCIICase(name, "Accept")
+                hasUserAgent = hasUserAgent || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "User-Agent")
+                hasAccept = hasAccept || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Accept")
                 fields.append((name, value))
             }
         }
-        for (name, value) in extraHeaders where !fields.contains(where: { ResponseHead.equalIgnoringASCIICase($0.0, name) }) {
-            hasUserAgent = hasUserAgent || ResponseHead.equalIgnoringASCIICase(name, "User-Agent")
-            hasAccept = hasAccept || ResponseHead.equalIgnoringASCIICase(name, "Accept")
+        for (name, value) in extraHeaders where !fields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0.0, name) }) {
+            hasUserAgent = hasUserAgent || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "User-Agent")
+            hasAccept = hasAccept || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Accept")
             fields.append((name, value))
         }
         if !hasHost { fields.insert(("Host", hostField), at: 0) }
@@ -98,7 +98,7 @@ struct RequestEncoder {
         case nil:
             framing = .none
             // A method that defines a body announces an empty one (RFC 9110 §8.6).
-            if ["POST", "PUT", "PATCH"].contains(where: { ResponseHead.equalIgnoringASCIICase($0, method) }) {
+            if ["POST", "PUT", "PATCH"].contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, method) }) {
                 fields.append(("Content-Length", "0"))
             }
         case let length? where length < 0 || wantsChunked:
@@ -140,10 +140,10 @@ struct RequestEncoder {
     private static func connectionField(_ name: String) -> ConnectionField? {
         // Lengths first: most names are settled without comparing a byte.
         switch name.utf8.count {
-        case 4 where ResponseHead.equalIgnoringASCIICase(name, "Host"): return .host
-        case 17 where ResponseHead.equalIgnoringASCIICase(name, "Transfer-Encoding"): return .transferEncoding
-        case 14 where ResponseHead.equalIgnoringASCIICase(name, "Content-Length"),
-             10 where ResponseHead.equalIgnoringASCIICase(name, "Connection") || ResponseHead.equalIgnoringASCIICase(name, "Keep-Alive"):
+        case 4 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Host"): return .host
+        case 17 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Transfer-Encoding"): return .transferEncoding
+        case 14 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Content-Length"),
+             10 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Connection") || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Keep-Alive"):
             return .framing
         default: return nil
         }

@@ -73,74 +73,15 @@ struct ResponseHead: Sendable, Equatable {
 
     /// Every value of a field, the name matched case-insensitively.
     func values(_ name: String) -> [String] {
-        fields.filter { Self.equalIgnoringASCIICase($0.name, name) }.map(\.value)
+        fields.filter { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, name) }.map(\.value)
     }
 
     /// Whether the comma-separated values of `name` include `token`, case-insensitively.
     func hasToken(_ token: String, in name: String) -> Bool {
         fields.contains { field in
-            Self.equalIgnoringASCIICase(field.name, name)
-                && field.value.utf8.split(separator: UInt8(ascii: ",")).contains { Self.equalIgnoringASCIICase(Self.trimmed($0), token.utf8) }
+            HTTPHeaderSyntax.equalIgnoringASCIICase(field.name, name)
+                && field.value.utf8.split(separator: UInt8(ascii: ",")).contains { HTTPHeaderSyntax.equalIgnoringASCIICase(HTTPHeaderSyntax.trimmed($0), token.utf8) }
         }
-    }
-
-    /// Whether `a` and `b` are the same but for the case of ASCII letters, as field names and the
-    /// tokens of HTTP are compared (RFC 9110 §5.1); no Unicode case folding.
-    static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        equalIgnoringASCIICase(a.utf8, b.utf8)
-    }
-
-    static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        // Native strings and arrays are contiguous: compare their bytes without stepping indices,
-        // which for a `String.UTF8View` cost more than the comparison (names are compared per field,
-        // per request).
-        let contiguous = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in sameLettersIgnoringCase(x, y) }
-        }
-        if let result = contiguous ?? nil { return result }
-        return zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
-    }
-
-    /// The comparison of two buffers of the same length.
-    private static func sameLettersIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        for index in 0..<a.count {
-            let x = a[index], y = b[index]
-            // Equal, or the same letter in the other case (0x20 apart, and a letter once lowered).
-            if x != y && (x | 0x20 != y | 0x20 || !(0x61...0x7A).contains(x | 0x20)) { return false }
-        }
-        return true
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-    }
-
-    /// `bytes` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3).
-    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.endIndex...]
-        }
-        return bytes[first...last]
-    }
-
-    /// The fields as one dictionary: repeated names (in any spelling) joined with ", " under the
-    /// first spelling, as HTTP allows for list fields.
-    var joinedFields: [String: String] {
-        var result: [String: String] = [:]
-        result.reserveCapacity(fields.count)
-        // The first spelling of each name; a short list, searched without allocating.
-        var spellings: [String] = []
-        for (name, value) in fields {
-            if let first = spellings.first(where: { Self.equalIgnoringASCIICase($0, name) }) {
-                result[first, default: ""] += ", " + value
-            } else {
-                spellings.append(name)
-                result[name] = value
-            }
-        }
-        return result
     }
 }
 
@@ -344,26 +285,26 @@ struct ResponseDecoder {
         var transferEncoding: [String] = []
         var contentLength: [String] = []
         for (name, value) in head.fields {
-            if ResponseHead.equalIgnoringASCIICase(name, "Content-Length") {
+            if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Content-Length") {
                 contentLength.append(value)
-            } else if ResponseHead.equalIgnoringASCIICase(name, "Transfer-Encoding") {
+            } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Transfer-Encoding") {
                 transferEncoding.append(value)
-            } else if ResponseHead.equalIgnoringASCIICase(name, "Connection") {
+            } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Connection") {
                 connection.append(value)
             }
         }
         let connectionTokens = Self.listItems(connection)
-        if connectionTokens.contains(where: { ResponseHead.equalIgnoringASCIICase($0, "close".utf8) }) {
+        if connectionTokens.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "close".utf8) }) {
             keepAlive = false
         } else if head.major == 1 && head.minor == 0 {
-            keepAlive = connectionTokens.contains { ResponseHead.equalIgnoringASCIICase($0, "keep-alive".utf8) }
+            keepAlive = connectionTokens.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "keep-alive".utf8) }
         }
         let framing: Framing
         if isHeadRequest || head.status == 204 || head.status == 304 || head.status == 101 {
             framing = .none
             if head.status == 101 { keepAlive = false }
         } else if !transferEncoding.isEmpty {
-            if let last = Self.listItems(transferEncoding).last, ResponseHead.equalIgnoringASCIICase(last, "chunked".utf8) {
+            if let last = Self.listItems(transferEncoding).last, HTTPHeaderSyntax.equalIgnoringASCIICase(last, "chunked".utf8) {
                 framing = .chunked
             } else {
                 framing = .untilClose
@@ -388,7 +329,7 @@ struct ResponseDecoder {
     /// The items of comma-separated list fields, trimmed, empty ones left out.
     private static func listItems(_ values: [String]) -> [Substring.UTF8View] {
         values.flatMap { value in
-            value.utf8.split(separator: UInt8(ascii: ",")).map { Substring(ResponseHead.trimmed($0)).utf8 }.filter { !$0.isEmpty }
+            value.utf8.split(separator: UInt8(ascii: ",")).map { Substring(HTTPHeaderSyntax.trimmed($0)).utf8 }.filter { !$0.isEmpty }
         }
     }
 
@@ -400,7 +341,7 @@ struct ResponseDecoder {
             let consistent = field.withUTF8Bytes { bytes -> Bool in
                 var itemStart = 0
                 for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ",") {
-                    guard let parsed = decimal(ResponseHead.trimmed(bytes[itemStart..<index])), length == nil || length == parsed else {
+                    guard let parsed = decimal(HTTPHeaderSyntax.trimmed(bytes[itemStart..<index])), length == nil || length == parsed else {
                         return false
                     }
                     length = parsed
@@ -439,10 +380,10 @@ struct ResponseDecoder {
             }
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { throw .badHeaderField }
             let name = line[line.startIndex..<colon]
-            guard name.allSatisfy(isTokenByte) else { throw .badHeaderField }
+            guard name.allSatisfy(HTTPHeaderSyntax.isTokenByte) else { throw .badHeaderField }
             let rawValue = line[(colon + 1)...]
             guard rawValue.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badHeaderField }
-            let value = String(decoding: ResponseHead.trimmed(rawValue), as: UTF8.self)
+            let value = String(decoding: HTTPHeaderSyntax.trimmed(rawValue), as: UTF8.self)
             head.fields.append((String(decoding: name, as: UTF8.self), value))
         }
         return head
@@ -506,13 +447,4 @@ struct ResponseDecoder {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
-
-    /// A `tchar` of RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
-        default: return false
-        }
-    }
 }
