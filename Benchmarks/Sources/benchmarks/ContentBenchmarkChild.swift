@@ -192,8 +192,8 @@ extension ContentBenchmark {
     static func cycleDownload(_ url: URL, handler: any ContentHandler, native: Bool = false) -> Outcome {
         let session = HTTPSession(delegateQueue: OperationQueue(), transport: native ? .native : nil)
         session.networkActivityIndicator = nil
-        let networkQueue = session.core.delegateQueue
-        let sampler = MemorySampler { networkQueue.operationCount }
+        let networkQueue = session.core?.delegateQueue
+        let sampler = MemorySampler { networkQueue?.operationCount ?? 0 }
         let cycle = HTTPCycle(requestURL: url, session: session)
         cycle.contentHandler = handler
         let failure = Mutex<(any Error)?>(nil)

@@ -98,7 +98,7 @@ extension HTTPCycle {
             return s.feed
         }?.abandon()
         let events = session.transfers.register(self, attempt: attempt)
-        let task = session.transport.makeTransfer(for: request, upload: source, events: events)
+        let task = session.transport(for: request.url).makeTransfer(for: request, upload: source, events: events)
         let started = locked.withLock { s -> Bool in
             guard s.machine.isCurrent(attempt) else { return false }
             s.sentRequest = request

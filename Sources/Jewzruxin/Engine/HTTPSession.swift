@@ -10,11 +10,9 @@ import FoundationNetworking
 /// URLSession's own callbacks arrive on a private serial queue, so a busy delegate queue never slows
 /// the transfer down.
 public final class HTTPSession: Sendable {
-    /// The session every cycle uses unless it is given another one.
-    public static let `default` = HTTPSession()
-
-    /// The underlying Foundation session.
-    public let core: URLSession
+    /// The URLSession that serves this session's requests, or some of them; `nil` when none of its
+    /// transports runs on URLSession.
+    public let core: URLSession?
     /// Where completion handlers (and the other handlers a cycle is given) run.
     public let delegateQueue: OperationQueue
     /// Where processors and other work that takes time run.
@@ -22,8 +20,12 @@ public final class HTTPSession: Sendable {
     /// How the engine's handler calls reach ``delegateQueue``.
     let delivery: DelegateDelivery
 
-    /// Where requests go on the wire.
+    /// Where requests go on the wire: the transport the session was made with, or URLSession's.
     public let transport: any HTTPTransport
+    /// Transports for the URL schemes ``transport`` doesn't serve (`https` when it serves `http` only).
+    private let routes: [(scheme: String, transport: any HTTPTransport)]
+    /// The configuration every transport of the session was made with.
+    public let configuration: Configuration
     /// The transfers in flight.
     let transfers = TransferRegistry()
     private let shared = Locked(Shared())
@@ -43,20 +45,22 @@ public final class HTTPSession: Sendable {
         var downloadDirectory = FileManager.default.temporaryDirectory
     }
 
-    /// Creates a session.
+    /// Creates a session over transports made already: the designated initialiser behind the public
+    /// ones, which pick the transports (see `HTTPSession+Transports.swift`).
     ///
     /// - Parameters:
-    ///   - configuration: The URLSession configuration (timeouts, cache, cookies, connection limits).
+    ///   - configuration: What the transports were made with; its resource timeout is each cycle's
+    ///     deadline.
     ///   - delegateQueue: Where handlers run; the main queue by default.
     ///   - workerQueue: Where processors run; a new concurrent queue by default.
-    ///   - transport: Where requests go on the wire; `nil` (the default) for URLSession, with
-    ///     `configuration`; `.native` for ``NativeTransport``, with `configuration` too.
-    public init(
-        configuration: URLSessionConfiguration = .default,
-        delegateQueue: OperationQueue? = nil,
-        workerQueue: OperationQueue? = nil,
-        transport: (any HTTPTransport)? = nil
+    ///   - transport: The transport for every scheme not in `routes`.
+    ///   - routes: Transports for other schemes, lowercased.
+    ///   - core: The URLSession one of the transports runs on, if any.
+    init(
+        configuration: Configuration, delegateQueue: OperationQueue?, workerQueue: OperationQueue?,
+        transport: any HTTPTransport, routes: [(scheme: String, transport: any HTTPTransport)], core: URLSession?
     ) {
+        self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
         self.delivery = DelegateDelivery(queue: self.delegateQueue)
         self.workerQueue = workerQueue ?? {
@@ -64,21 +68,19 @@ public final class HTTPSession: Sendable {
             queue.name = "Jewzruxin.HTTPSession.worker"
             return queue
         }()
-        let callbackQueue = OperationQueue()
-        callbackQueue.name = "Jewzruxin.HTTPSession.network"
-        callbackQueue.maxConcurrentOperationCount = 1
-        let router = SessionRouter()
         self.resourceTimeout = configuration.timeoutIntervalForResource
-        self.core = URLSession(configuration: configuration, delegate: router, delegateQueue: callbackQueue)
-        if let native = transport as? NativeTransport {
-            self.transport = native.adopting(configuration)
-        } else {
-            self.transport = transport ?? URLSessionTransport(session: core, router: router)
-        }
+        self.transport = transport
+        self.routes = routes
+        self.core = core
     }
 
-    deinit {
-        core.finishTasksAndInvalidate()
+    /// The transport that serves `url`: the one routed for its scheme, else ``transport``.
+    func transport(for url: URL?) -> any HTTPTransport {
+        guard !routes.isEmpty, let scheme = url?.scheme else { return transport }
+        for route in routes where HTTPHeaderSyntax.equalIgnoringASCIICase(route.scheme, scheme) {
+            return route.transport
+        }
+        return transport
     }
 
     /// An object that customises status handling; held weakly.

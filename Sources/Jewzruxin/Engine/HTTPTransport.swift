@@ -25,6 +25,27 @@ public protocol HTTPTransport: Sendable {
     ///   - events: Where to report what happens.
     /// - Returns: The transfer, which starts when the engine resumes it.
     func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer
+
+    /// The URL schemes this transport serves, lowercased; `nil` (the default) for every scheme.
+    ///
+    /// A session sends the requests of other schemes to a transport that serves them: URLSession's.
+    var schemes: Set<String>? { get }
+
+    /// The transport a session made with `configuration` uses: `self` (the default), or one made
+    /// for that configuration when this transport was made to take its session's, as
+    /// `HTTPSession(configuration: configuration, transport: .native)` does.
+    ///
+    /// - Parameter configuration: The session's configuration.
+    /// - Returns: The transport to use.
+    func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport
+}
+
+extension HTTPTransport {
+    /// Every scheme.
+    public var schemes: Set<String>? { nil }
+
+    /// This transport, unchanged.
+    public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport { self }
 }
 
 /// One request on its way through a transport.

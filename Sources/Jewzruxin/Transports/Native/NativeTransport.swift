@@ -24,24 +24,24 @@ import FoundationNetworking
 ///   it; a request that finds its pooled connection closed by the server is sent again once on a
 ///   new one when its method is idempotent. A small request to a host with an idle connection is
 ///   written by the calling thread, so the connection's thread wakes only for the answer.
-/// - **HTTP/1.1 only, no TLS.** `https://` URLs go to URLSession (with the same configuration),
-///   unless ``Options/usesURLSessionForHTTPS`` is `false`: they then fail with
-///   `URLError(.unsupportedURL)`. No `Accept-Encoding` is sent, since bodies are not decompressed.
+/// - **HTTP/1.1 only, no TLS.** It serves `http://` only (``schemes``): its session sends `https://`
+///   to URLSession, with the same configuration, unless ``Options/usesURLSessionForHTTPS`` is
+///   `false`: they then fail with `URLError(.unsupportedURL)`. No `Accept-Encoding` is sent, since bodies are not decompressed.
 ///
 /// It honours the configuration's `timeoutIntervalForRequest` (or a request's own timeout) as the
 /// longest wait for any progress, `httpAdditionalHeaders`, and cookies (`httpCookieStorage`,
 /// `httpShouldSetCookies`, `httpCookieAcceptPolicy`); the overall deadline
 /// (`timeoutIntervalForResource`) is the cycle's, as on URLSession.
 public final class NativeTransport: HTTPTransport {
-    /// How a native transport behaves beyond its URLSession configuration.
+    /// How a native transport behaves beyond its session's configuration.
     public struct Options: Sendable {
         /// The most connections open to one host and port at once; `nil` for the configuration's
         /// `httpMaximumConnectionsPerHost` (6 unless changed).
         public var maximumConnectionsPerHost: Int?
         /// How long an unused keep-alive connection stays open, in seconds.
         public var idleConnectionTimeout: TimeInterval
-        /// Whether `https://` requests go to URLSession; when `false` they fail with
-        /// `URLError(.unsupportedURL)`.
+        /// Whether the session sends `https://` requests to URLSession; when `false` they come here and
+        /// fail with `URLError(.unsupportedURL)`.
         public var usesURLSessionForHTTPS: Bool
         /// The largest response header section accepted, in bytes; a larger one fails the
         /// request with `URLError(.badServerResponse)`.
@@ -71,23 +71,28 @@ public final class NativeTransport: HTTPTransport {
     let settings: Settings
     /// Whether it was made without a configuration, to take the one of the session it is given to.
     let takesSessionConfiguration: Bool
-    private let configuration: ConfigurationBox
     private let pools = Locked([Origin: HostPool]())
-    private let fallback = Locked<URLSessionTransport?>(nil)
 
     /// Creates a native transport.
     ///
     /// - Parameters:
-    ///   - configuration: Timeouts, additional headers, cookies and the connection limit; also
-    ///     the configuration of the URLSession that serves `https://`.
+    ///   - configuration: Timeouts, additional headers, cookies and the connection limit.
     ///   - options: Connection pool and strictness settings.
     public convenience init(configuration: URLSessionConfiguration = .default, options: Options = Options()) {
+        self.init(configuration: HTTPSession.Configuration(configuration), options: options, takesSessionConfiguration: false)
+    }
+
+    /// Creates a native transport from a transport-neutral configuration.
+    ///
+    /// - Parameters:
+    ///   - configuration: Timeouts, additional headers, cookies and the connection limit.
+    ///   - options: Connection pool and strictness settings.
+    public convenience init(configuration: HTTPSession.Configuration, options: Options = Options()) {
         self.init(configuration: configuration, options: options, takesSessionConfiguration: false)
     }
 
-    private init(configuration: URLSessionConfiguration, options: Options, takesSessionConfiguration: Bool) {
+    private init(configuration: HTTPSession.Configuration, options: Options, takesSessionConfiguration: Bool) {
         self.options = options
-        self.configuration = ConfigurationBox(configuration)
         self.settings = Settings(configuration, options: options)
         self.takesSessionConfiguration = takesSessionConfiguration
     }
@@ -95,25 +100,28 @@ public final class NativeTransport: HTTPTransport {
     /// A native transport with default options, taking the configuration of the session it is
     /// given to: `HTTPSession(configuration: configuration, transport: .native)`.
     public static var native: NativeTransport {
-        NativeTransport(configuration: .default, options: Options(), takesSessionConfiguration: true)
+        NativeTransport(configuration: HTTPSession.Configuration(), options: Options(), takesSessionConfiguration: true)
     }
 
     /// A native transport with `options`, taking the configuration of the session it is given to.
     ///
     /// - Parameter options: Connection pool and strictness settings.
     public static func native(_ options: Options) -> NativeTransport {
-        NativeTransport(configuration: .default, options: options, takesSessionConfiguration: true)
+        NativeTransport(configuration: HTTPSession.Configuration(), options: options, takesSessionConfiguration: true)
     }
 
+    /// `http` alone, unless ``Options/usesURLSessionForHTTPS`` is `false`: then every scheme comes
+    /// here, and all but `http` fail with `URLError(.unsupportedURL)`.
+    public var schemes: Set<String>? { options.usesURLSessionForHTTPS ? ["http"] : nil }
+
     /// This transport, or a new one with `configuration` if this one was made to take its session's.
-    func adopting(_ configuration: URLSessionConfiguration) -> NativeTransport {
+    public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
         guard takesSessionConfiguration else { return self }
         return NativeTransport(configuration: configuration, options: options, takesSessionConfiguration: false)
     }
 
     deinit {
         for pool in pools.withLock({ Array($0.values) }) { pool.shutDown() }
-        fallback.withLock { $0 }?.session.finishTasksAndInvalidate()
     }
 
     /// The connections open (or opening) to all hosts.
@@ -126,13 +134,10 @@ public final class NativeTransport: HTTPTransport {
             return FailedTransfer(error: URLError(.badURL), events: events)
         }
         if HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "https") {
-            guard options.usesURLSessionForHTTPS else {
-                return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
-                    NSLocalizedDescriptionKey: "This native transport serves http:// only; https:// needs URLSession.",
-                    NSURLErrorFailingURLErrorKey: url,
-                ]), events: events)
-            }
-            return urlSessionTransport().makeTransfer(for: request, upload: upload, events: events)
+            return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
+                NSLocalizedDescriptionKey: "This native transport serves http:// only; https:// needs URLSession.",
+                NSURLErrorFailingURLErrorKey: url,
+            ]), events: events)
         }
         guard HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "http"), let origin = Origin(httpURL: url) else {
             return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
@@ -147,20 +152,6 @@ public final class NativeTransport: HTTPTransport {
             return pool
         }
         return NativeExchange(request: request, upload: upload, events: events, settings: settings, pool: pool)
-    }
-
-    private func urlSessionTransport() -> URLSessionTransport {
-        fallback.withLock { fallback in
-            if let fallback { return fallback }
-            let router = SessionRouter()
-            let queue = OperationQueue()
-            queue.name = "Jewzruxin.NativeTransport.https"
-            queue.maxConcurrentOperationCount = 1
-            let transport = URLSessionTransport(
-                session: URLSession(configuration: configuration.value, delegate: router, delegateQueue: queue), router: router)
-            fallback = transport
-            return transport
-        }
     }
 }
 
@@ -184,12 +175,9 @@ extension NativeTransport {
         let maximumResponseHeaderSize: Int
         let cookies: CookieJar?
 
-        init(_ configuration: URLSessionConfiguration, options: Options) {
+        init(_ configuration: HTTPSession.Configuration, options: Options) {
             requestTimeout = configuration.timeoutIntervalForRequest
-            additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
-                guard let name = key as? String else { return nil }
-                return (name, "\(value)")
-            }.sorted { $0.0 < $1.0 }
+            additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
             let configured = configuration.httpMaximumConnectionsPerHost
             maximumConnectionsPerHost = options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6)
             maximumResponseHeaderSize = max(1024, options.maximumResponseHeaderSize)
@@ -249,13 +237,6 @@ extension NativeTransport {
             }
             storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
         }
-    }
-
-    /// The configuration, kept for the URLSession that serves `https://`.
-    private final class ConfigurationBox: @unchecked Sendable {
-        // Read only after init.
-        let value: URLSessionConfiguration
-        init(_ value: URLSessionConfiguration) { self.value = value }
     }
 
     /// A transfer that fails as soon as it is resumed, without touching the network.

@@ -4,13 +4,24 @@ import FoundationNetworking
 #endif
 
 /// The default transport: URLSession, with the workarounds its Linux implementation needs.
+///
+/// It owns its URLSession, whose callbacks arrive on a private serial queue, so a busy delegate queue
+/// never slows the transfer down.
 final class URLSessionTransport: HTTPTransport {
     let session: URLSession
     let router: SessionRouter
 
-    init(session: URLSession, router: SessionRouter) {
-        self.session = session
+    init(configuration: URLSessionConfiguration) {
+        let queue = OperationQueue()
+        queue.name = "Jewzruxin.URLSessionTransport"
+        queue.maxConcurrentOperationCount = 1
+        let router = SessionRouter()
         self.router = router
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
