@@ -105,10 +105,14 @@ extension HTTPCycle {
             s.task = task
             s.feed = feed
             s.consumerError = nil
-            task.resume()
             return true
         }
-        if !started {
+        // Resumed after the lock is released, as every transport call is: a transport may encode the
+        // request, read cookie storage or write to a socket here. A cancel that comes in between
+        // cancels the transfer before it starts; its events are then those of a stale attempt.
+        if started {
+            task.resume()
+        } else {
             // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't
             // report the end of a transfer it never ran (URLSession may not), so it leaves the
             // registry here.

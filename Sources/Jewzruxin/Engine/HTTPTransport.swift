@@ -50,9 +50,10 @@ extension HTTPTransport {
 
 /// One request on its way through a transport.
 public protocol HTTPTransfer: Sendable {
-    /// Starts the transfer; called once.
+    /// Starts the transfer; called once, never while the engine holds a lock.
     func resume()
-    /// Stops the transfer, at any time, any number of times; it still reports its completion (with a
+    /// Stops the transfer, at any time, any number of times, from any thread, even before
+    /// ``resume()`` (which must then send nothing); it still reports its completion (with a
     /// cancellation error, `URLError(.cancelled)`, unless it had completed already).
     func cancel()
 }

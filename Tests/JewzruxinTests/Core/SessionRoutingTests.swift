@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Jewzruxin
 import JewzruxinSandbox
@@ -56,5 +57,64 @@ struct SessionRoutingTests {
         let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue())
         #expect(session.core?.configuration.timeoutIntervalForRequest == 11)
         #expect(session.resourceTimeout == 9)
+    }
+}
+
+/// A transport whose transfers, when resumed, check from another thread that the cycle's lock is
+/// free, then answer 204.
+private final class LockProbingTransport: HTTPTransport {
+    let cycle = Mutex<HTTPCycle?>(nil)
+    let lockWasFree = Mutex<[Bool]>([])
+
+    func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        Transfer(transport: self, url: request.url ?? URL(fileURLWithPath: "/"), events: events)
+    }
+
+    struct Transfer: HTTPTransfer {
+        let transport: LockProbingTransport
+        let url: URL
+        let events: HTTPTransferEvents
+
+        func resume() {
+            // Another thread reads the cycle's state, which takes its lock: if resume() ran under
+            // that lock, the read could not finish while resume() waits for it.
+            let cycle = transport.cycle.withLock { $0 }
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = cycle?.state
+                done.signal()
+            }
+            let free = done.wait(timeout: .now() + 5) == .success
+            transport.lockWasFree.withLock { $0.append(free) }
+            // Answered from another thread, as a transport does.
+            let (url, events) = (url, events)
+            DispatchQueue.global().async {
+                events.didReceive(HTTPResponseHead(url: url, statusCode: 204, fields: [.init(name: "X-Probe", value: "1")]))
+                events.didComplete(error: nil)
+            }
+        }
+
+        func cancel() { events.didComplete(error: URLError(.cancelled)) }
+    }
+}
+
+@Suite("Session: transport calls outside the cycle's lock")
+struct TransportCallsOutsideLockTests {
+    @Test("resume() runs with the cycle's lock free; a third-party transport's HTTPResponseHead reaches the response")
+    func resumeOutsideLock() async throws {
+        let transport = LockProbingTransport()
+        let session = HTTPSession(delegateQueue: OperationQueue(), transport: transport)
+        session.networkActivityIndicator = nil
+        let cycle = HTTPCycle(requestURL: try #require(URL(string: "probe://host/path")), session: session)
+        transport.cycle.withLock { $0 = cycle }
+        let result = try await outcome { handler in
+            cycle.start(handler)
+            return cycle
+        }
+        #expect(result.error == nil)
+        #expect(transport.lockWasFree.withLock { $0 } == [true])
+        #expect(cycle.response.statusCode == 204)
+        #expect(cycle.response.value(forHTTPHeaderField: "x-probe") == "1")
+        #expect(cycle.response.core?.statusCode == 204)
     }
 }
