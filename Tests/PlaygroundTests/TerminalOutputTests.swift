@@ -1,5 +1,5 @@
 import Foundation
-import Jewzruxin
+@testable import Jewzruxin
 import Testing
 @testable import PlaygroundKit
 

@@ -7,9 +7,11 @@ import Foundation
 /// progress), and a cleanup for every response that was prepared. When the handler refuses a
 /// response, the feed keeps its body for the error instead.
 final class ContentFeed: Sendable {
-    let handler: any ContentHandler
-    /// The cycle's own accumulator: its content needs no trip to the worker queue.
-    let isImplicit: Bool
+    /// The handler fed; `nil` for a cycle without one: the feed then keeps the body in memory
+    /// itself, as ``HTTPResponse/data`` and its content.
+    let handler: (any ContentHandler)?
+    /// Whether the feed keeps the body itself: its content needs no trip to the worker queue.
+    var isImplicit: Bool { handler == nil }
     /// Where the handler writes a download made with ``HTTPCycle/downloadFileHandler``.
     let download: URL?
     private let state = Locked(State())
@@ -40,15 +42,14 @@ final class ContentFeed: Sendable {
         var error: (any Error)?
     }
 
-    init(handler: any ContentHandler, isImplicit: Bool = false, download: URL? = nil) {
+    init(handler: (any ContentHandler)?, download: URL? = nil) {
         self.handler = handler
-        self.isImplicit = isImplicit
         self.download = download
     }
 
     /// A feed for a cycle without a handler of its own: keeps any body in memory.
     static func implicit() -> ContentFeed {
-        ContentFeed(handler: Accumulator(acceptableResponses: [], acceptableContentTypes: []), isImplicit: true)
+        ContentFeed(handler: nil)
     }
 
     /// A response arrived: the previous one, if any, is abandoned and the handler prepared afresh.
@@ -57,12 +58,17 @@ final class ContentFeed: Sendable {
     func receive(_ response: HTTPResponse) throws {
         try state.withLock { s in
             switch s.phase {
-            case .receiving, .refused: handler.cleanup()
+            case .receiving, .refused: handler?.cleanup()
             case .waiting: break
             case .failed, .done: return
             }
             s.received = 0
             s.keptBody = Data()
+            guard let handler else {
+                if let capacity = response.bodyCapacityHint { s.keptBody.reserveCapacity(capacity) }
+                s.phase = .receiving
+                return
+            }
             do {
                 try handler.prepare(for: response)
                 s.phase = .receiving
@@ -85,6 +91,10 @@ final class ContentFeed: Sendable {
         try state.withLock { s in
             switch s.phase {
             case .receiving:
+                guard let handler else {
+                    s.keptBody.append(chunk)
+                    break
+                }
                 do {
                     try handler.append(chunk)
                 } catch {
@@ -95,7 +105,7 @@ final class ContentFeed: Sendable {
             case .refused(var refusal):
                 guard s.keptBody.count + chunk.count <= ContentHandlerError.maximumKeptBodySize else {
                     refusal.response?.data = s.keptBody
-                    handler.cleanup()
+                    handler?.cleanup()
                     s.phase = .failed
                     throw refusal
                 }
@@ -108,13 +118,15 @@ final class ContentFeed: Sendable {
         }
     }
 
-    /// The body as the cycle can show it before parsing: what was kept for a refusal, or the bytes
-    /// an accumulator holds.
+    /// The body as the cycle can show it before parsing: what was kept for a refusal or without a
+    /// handler, or the bytes the handler keeps (``ContentHandler/receivedData``).
     var bodySoFar: Data {
         state.withLock { s in
-            if case .refused = s.phase { return s.keptBody }
-            if case .receiving = s.phase { return (handler as? Accumulator)?.data ?? Data() }
-            return Data()
+            switch s.phase {
+            case .refused: return s.keptBody
+            case .receiving: return handler.map { $0.receivedData ?? Data() } ?? s.keptBody
+            case .waiting, .failed, .done: return Data()
+            }
         }
     }
 
@@ -137,10 +149,12 @@ final class ContentFeed: Sendable {
                 return Parsed(content: nil, data: Data(), error: nil)
             }
             defer {
-                handler.cleanup()
+                handler?.cleanup()
+                s.keptBody = Data()
                 s.phase = .done
             }
-            let data = (handler as? Accumulator)?.data ?? Data()
+            guard let handler else { return Parsed(content: s.keptBody, data: s.keptBody) }
+            let data = handler.receivedData ?? Data()
             do {
                 return Parsed(content: try handler.parseContent(), data: data)
             } catch let error as ContentHandlerError {
@@ -155,9 +169,10 @@ final class ContentFeed: Sendable {
     func abandon() {
         state.withLock { s in
             switch s.phase {
-            case .receiving, .refused: handler.cleanup()
+            case .receiving, .refused: handler?.cleanup()
             case .waiting, .failed, .done: break
             }
+            s.keptBody = Data()
             s.phase = .done
         }
     }

@@ -47,11 +47,19 @@ public protocol ContentHandler: AnyObject, Sendable {
     /// The response is done with, successfully or not: release what it used. A handler that
     /// writes somewhere removes its partial output here unless ``parseContent()`` succeeded.
     func cleanup()
+
+    /// The body bytes the handler keeps, which the cycle shows as ``HTTPResponse/data``; `nil` when
+    /// it keeps none (a file writer, a stream writer). Read between ``append(_:)`` and
+    /// ``cleanup()``, never while another step runs.
+    var receivedData: Data? { get }
 }
 
 extension ContentHandler {
     /// Does nothing.
     public func cleanup() {}
+
+    /// None: the body is not kept.
+    public var receivedData: Data? { nil }
 }
 
 /// Why a content handler refused a response or couldn't turn its body into content.

@@ -31,12 +31,12 @@ extension HTTPCycle {
     static func make(_ method: HTTPMethod, _ urlString: String, _ options: Options) throws -> HTTPCycle {
         let url = try validatedURL(urlString.mergingQueryParameters(options.parameters ?? [:]), given: urlString)
         let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: options.session)
-        cycle.locked.withLock { s in
-            s.request.object = options.requestObject
-            s.requestProcessors = options.requestProcessors
-            s.responseProcessors = options.responseProcessors
-            s.authentications = options.authentications
-            s.solicited = options.solicited
+        cycle.configure { settings in
+            settings.request.object = options.requestObject
+            settings.requestProcessors = options.requestProcessors
+            settings.responseProcessors = options.responseProcessors
+            settings.authentications = options.authentications
+            settings.solicited = options.solicited
         }
         return cycle
     }

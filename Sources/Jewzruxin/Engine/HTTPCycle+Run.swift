@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The engine of a run: sending, receiving, judging the outcome, retrying, finishing.
+// The engine of a run: sending, retrying, resending, finishing. The state machine decides under the
+// cycle's lock; what it decides is carried out here, after the lock is released.
 extension HTTPCycle {
     /// A completion handler to call and what to call it with.
     struct Delivery: Sendable {
@@ -13,29 +14,21 @@ extension HTTPCycle {
         var download: URL?
     }
 
-    /// Side effects decided under the lock and carried out after it is released, so no URLSession
-    /// call, timer, indicator observer or handler ever runs while the cycle is locked.
-    struct Effects {
-        var taskToCancel: (any HTTPTransfer)?
-        var feedsToAbandon: [ContentFeed] = []
-        var indicatorToIncrease: NetworkActivityIndicator?
-        var indicatorToDecrease: NetworkActivityIndicator?
-        var delivery: Delivery?
-    }
-
-    func perform(_ effects: Effects) {
-        effects.taskToCancel?.cancel()
-        for feed in effects.feedsToAbandon { feed.abandon() }
-        effects.indicatorToIncrease?.increase()
-        effects.indicatorToDecrease?.decrease()
-        if let delivery = effects.delivery { deliver(delivery) }
+    /// Carries out what a transition decided: no transport call, timer, activity observer or handler
+    /// runs while the cycle is locked.
+    func perform(_ actions: StateMachine.Actions) {
+        actions.transferToCancel?.cancel()
+        for feed in actions.feedsToAbandon { feed.abandon() }
+        actions.activityToBegin?.runBegan()
+        actions.activityToEnd?.runEnded()
+        if let delivery = actions.delivery { deliver(delivery) }
     }
 
     func deliver(_ delivery: Delivery) {
         session.delivery.enqueue {
-            if let download = delivery.download {
-                if let handler = self.downloadFileHandler { handler(self, download) }
-                Self.removeDownload(download)
+            if let file = delivery.download {
+                if let download = self.locked.withLock({ $0.settings.download }) { download.handler(self, file) }
+                Self.removeDownload(file)
             }
             delivery.completion.handler(self, delivery.error)
         }
@@ -44,7 +37,7 @@ extension HTTPCycle {
     // MARK: Sending
 
     func send(attempt: Int) {
-        let (request, ownProcessors) = locked.withLock { ($0.request, $0.requestProcessors) }
+        let (request, ownProcessors) = locked.withLock { ($0.settings.request, $0.settings.requestProcessors) }
         let processors = ownProcessors ?? session.requestProcessors
         guard !processors.isEmpty else {
             // An object with no processor to turn it into a body would be dropped in silence.
@@ -66,7 +59,7 @@ extension HTTPCycle {
             let processed = request
             let current = self.locked.withLock { s -> Bool in
                 guard s.machine.isCurrent(attempt) else { return false }
-                s.request = processed
+                s.settings.request = processed
                 return true
             }
             if current { self.transmit(processed, attempt: attempt) }
@@ -80,44 +73,33 @@ extension HTTPCycle {
             fail(attempt: attempt, error: error)
             return
         }
-        let (source, isDownload, handler) = locked.withLock {
-            (keepsUpload ? $0.uploadSource : nil, $0.downloadFileHandler != nil, $0.contentHandler)
+        let (source, download, handler) = locked.withLock {
+            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler)
         }
         let feed: ContentFeed
-        if isDownload {
+        if let download {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
-            feed = ContentFeed(handler: FileWriter(url: file, acceptableResponses: [], acceptableContentTypes: []), download: file)
+            feed = ContentFeed(handler: download.makeWriter(file), download: file)
         } else {
             feed = handler.map { ContentFeed(handler: $0) } ?? .implicit()
         }
-        // The previous attempt's feed, if still here, is done with before this one may start: both
-        // may drive the same handler.
-        locked.withLock { s -> ContentFeed? in
-            guard s.machine.isCurrent(attempt) else { return nil }
-            defer { s.feed = nil }
-            return s.feed
-        }?.abandon()
         let events = session.transfers.register(self, attempt: attempt)
-        let task = session.transport(for: request.url).makeTransfer(for: request, upload: source, events: events)
-        let started = locked.withLock { s -> Bool in
-            guard s.machine.isCurrent(attempt) else { return false }
-            s.sentRequest = request
-            s.task = task
-            s.feed = feed
-            s.consumerError = nil
-            return true
+        let transfer = session.transport(for: request.url).makeTransfer(for: request, upload: source, events: events)
+        let started = locked.withLock { s in
+            s.machine.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request)
         }
         // Resumed after the lock is released, as every transport call is: a transport may encode the
         // request, read cookie storage or write to a socket here. A cancel that comes in between
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
-            task.resume()
+            transfer.resume()
         } else {
             // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't
             // report the end of a transfer it never ran (URLSession may not), so it leaves the
             // registry here.
             events.abandon()
-            task.cancel()
+            transfer.cancel()
+            feed.abandon()
         }
     }
 
@@ -133,14 +115,8 @@ extension HTTPCycle {
 
     /// The run of `attempt` failed before anything was sent.
     func fail(attempt: Int, error: any Error) {
-        let effects = locked.withLock { s -> Effects? in
-            guard s.machine.failed(attempt: attempt) else { return nil }
-            var effects = Effects()
-            s.endRun(&effects)
-            effects.delivery = s.completion.map { Delivery(completion: $0, error: error) }
-            return effects
-        }
-        if let effects { perform(effects) }
+        let actions = locked.withLock { $0.machine.failed(attempt: attempt, error: error) }
+        if let actions { perform(actions) }
     }
 
     // MARK: Deadline
@@ -157,39 +133,24 @@ extension HTTPCycle {
     }
 
     private func deadlinePassed(run: Int, interval: TimeInterval) {
-        let effects = locked.withLock { s -> Effects? in
-            guard s.machine.deadlinePassed(run: run) else { return nil }
-            var effects = Effects()
-            s.endRun(&effects)
-            let error = HTTPError.transport(URLError(.timedOut, userInfo: [
-                NSLocalizedDescriptionKey: "The cycle did not finish within its deadline of \(interval) seconds.",
-            ]))
-            effects.delivery = s.completion.map { Delivery(completion: $0, error: error) }
-            return effects
+        let actions = locked.withLock { s in
+            s.machine.deadlinePassed(run: run, error: HTTPError.deadlineExceeded(interval))
         }
-        if let effects { perform(effects) }
+        if let actions { perform(actions) }
     }
 
     // MARK: Retrying and resending
 
-    /// Waits as the retry policy says, then sends again; `false` if the cycle moved on meanwhile.
+    /// Waits `delay` seconds, then sends again; `false` if the cycle moved on meanwhile.
     func scheduleRetry(after attempt: Int, delay: TimeInterval) -> Bool {
-        let (scheduled, effects) = locked.withLock { s -> (Bool, Effects) in
-            var effects = Effects()
-            guard s.machine.waitToRetry(after: attempt) else { return (false, effects) }
-            s.retriedCount += 1
-            if let feed = s.feed { effects.feedsToAbandon.append(feed) }
-            s.feed = nil
-            return (true, effects)
-        }
-        perform(effects)
+        let feed = locked.withLock { $0.machine.waitToRetry(after: attempt) }
+        guard let feed else { return false }
+        feed.abandon()
         // Strong: a cycle waiting to retry is kept alive by its timer, as a running one is by its
-        // task. A cancel or restart during the wait makes the timer's attempt stale: it then does
+        // transfer. A cancel or restart during the wait makes the timer's attempt stale: it then does
         // nothing.
-        if scheduled {
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { self.retryWaitEnded(after: attempt) }
-        }
-        return scheduled
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { self.retryWaitEnded(after: attempt) }
+        return true
     }
 
     private func retryWaitEnded(after attempt: Int) {
@@ -201,12 +162,8 @@ extension HTTPCycle {
     ///
     /// - Parameter keepsUpload: Whether an upload's body goes again (not after a redirect that
     ///   turns the request into a GET).
-    func resend(_ request: HTTPRequest, after attempt: Int, keepsUpload: Bool = true, update: (inout Locked) -> Void) {
-        let next = locked.withLock { s -> Int? in
-            guard let next = s.machine.resend(after: attempt) else { return nil }
-            update(&s)
-            return next
-        }
+    func resend(_ request: HTTPRequest, after attempt: Int, reason: StateMachine.ResendReason, keepsUpload: Bool = true) {
+        let next = locked.withLock { $0.machine.resend(after: attempt, reason: reason) }
         if let next { transmit(request, attempt: next, keepsUpload: keepsUpload) }
     }
 
@@ -214,57 +171,24 @@ extension HTTPCycle {
 
     /// Ends the run of `attempt` with `response` and `error`, if the run is still current.
     func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil) {
-        let effects = locked.withLock { s -> Effects? in
-            guard s.machine.processingCompleted(attempt: attempt) else { return nil }
+        let actions = locked.withLock { s -> StateMachine.Actions? in
+            guard let actions = s.machine.processingCompleted(attempt: attempt, error: error, download: download) else { return nil }
             s.response.head = response.head
             s.response.data = response.data
             s.response.object = response.object
             s.response.content = response.content
-            var effects = Effects()
-            s.endRun(&effects)
-            effects.delivery = s.completion.map { Delivery(completion: $0, error: error, download: download) }
-            return effects
+            return actions
         }
-        guard let effects else {
+        guard let actions else {
             if let download { Self.removeDownload(download) }
             return
         }
-        if effects.delivery == nil, let download { Self.removeDownload(download) }
-        perform(effects)
+        if actions.delivery == nil, let download { Self.removeDownload(download) }
+        perform(actions)
     }
 
     /// Removes a finished download once its handler has had it, or when nobody will.
     static func removeDownload(_ file: URL) {
         try? FileManager.default.removeItem(at: file)
-    }
-}
-
-extension HTTPCycle.Locked {
-    /// Resets what belongs to one run, stopping whatever the previous run left going.
-    mutating func beginRun(indicator: NetworkActivityIndicator?, _ effects: inout HTTPCycle.Effects) {
-        effects.taskToCancel = task
-        task = nil
-        if let feed { effects.feedsToAbandon.append(feed) }
-        feed = nil
-        response = HTTPResponse()
-        sentRequest = nil
-        explicitlyCanceling = false
-        retriedCount = 0
-        authenticationFailures = 0
-        redirectCount = 0
-        if activeIndicator == nil, let indicator {
-            activeIndicator = indicator
-            effects.indicatorToIncrease = indicator
-        }
-    }
-
-    /// Stops everything the run in progress has going; its completion is decided by the caller.
-    mutating func endRun(_ effects: inout HTTPCycle.Effects) {
-        effects.taskToCancel = task
-        task = nil
-        if let feed { effects.feedsToAbandon.append(feed) }
-        feed = nil
-        effects.indicatorToDecrease = activeIndicator
-        activeIndicator = nil
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension HTTPCycle {
     /// Where a cycle is in its life.
     public enum State: Sendable, Hashable {
@@ -16,117 +18,278 @@ extension HTTPCycle {
         case cancelled
     }
 
-    /// The cycle's lifecycle as plain transitions, run under the cycle's lock.
+    /// The cycle's lifecycle: its states own what they have going (a transfer, a content feed, the
+    /// activity count of the run), and each event returns what to do about it, carried out by the
+    /// cycle after its lock is released.
     ///
     /// A *run* is what one start (or restart) does, from sending to the completion handler; it may
-    /// send the request several times (retries, authentication, 307/308 redirects), each send being
-    /// an *attempt* with a new number. Transport callbacks and timers carry the number they were
-    /// made for and are ignored once it is stale. Only a transition that returns `true` (or a cancel
-    /// action that notifies) leads to the completion handler of a run, which is what makes
-    /// "completion exactly once" hold when cancel, restart, retries, the deadline and completion race.
+    /// send the request several times (retries, authentication, redirects), each send being an
+    /// *attempt* with a new number. Transport callbacks and timers carry the number they were made
+    /// for and are ignored once it is stale. Only an event that returns an ``Actions`` with a
+    /// delivery leads to the completion handler of a run, which is what makes "completion exactly
+    /// once" hold when cancel, restart, retries, the deadline and completion race. Nothing here calls
+    /// out: the machine is a plain value, tested without a socket.
     struct StateMachine: Sendable {
-        private(set) var state: State = .idle
-        private(set) var attempt = 0
-        private(set) var run = 0
+        /// What a state has going.
+        enum Phase: Sendable {
+            case idle
+            /// Sending the request of the current attempt and receiving its response.
+            case running(Exchange)
+            /// The transfer of the current attempt is over; its feed is kept until the run moves on,
+            /// so that a cancel or restart during the parse waits for it.
+            case processing(ContentFeed)
+            case waitingToRetry
+            case finished
+            case cancelled
+        }
 
-        enum StartAction: Equatable {
-            /// Send the request of this attempt.
-            case send(attempt: Int)
+        /// The resources of the attempt in progress.
+        struct Exchange: Sendable {
+            /// The transfer, once the transport has made it (`nil` while request processors run).
+            var transfer: (any HTTPTransfer)?
+            /// Feeds the body to the content handler.
+            var feed: ContentFeed?
+            /// The request as it went on the wire.
+            var sentRequest: HTTPRequest?
+            /// Why the content handler stopped the transfer, reported instead of the cancellation it
+            /// causes.
+            var consumerError: (any Error)?
+        }
+
+        /// What the run has counted so far.
+        struct Counters: Sendable, Equatable {
+            var retried = 0
+            var authenticationFailures = 0
+            var redirects = 0
+        }
+
+        /// Side effects decided under the lock and carried out after it is released, so no transport
+        /// call, timer, activity observer or handler ever runs while the cycle is locked.
+        struct Actions: Sendable {
+            var transferToCancel: (any HTTPTransfer)?
+            var feedsToAbandon: [ContentFeed] = []
+            var activityToBegin: (any RunActivity)?
+            var activityToEnd: (any RunActivity)?
+            var delivery: Delivery?
+        }
+
+        enum StartAction: Sendable {
+            /// Send the request of this attempt, after carrying out the actions.
+            case send(attempt: Int, Actions)
             /// The cycle is running; the new start is refused.
             case rejectAlreadyRunning
         }
 
-        enum CancelAction: Equatable {
-            /// Nothing was running: nothing to do.
-            case none
-            /// Stop the run; `notify` says whether its completion handler gets a cancellation error.
-            case cancel(notify: Bool)
+        private(set) var phase = Phase.idle
+        private(set) var attempt = 0
+        private(set) var run = 0
+        private(set) var counters = Counters()
+        /// The handler of the last start; restarts keep it.
+        private(set) var completion: Completion?
+        /// The activity the run in progress counts in, ended with the run.
+        private var activity: (any RunActivity)?
+
+        // MARK: Reading
+
+        var state: State {
+            switch phase {
+            case .idle: return .idle
+            case .running: return .running
+            case .processing: return .processing
+            case .waitingToRetry: return .waitingToRetry
+            case .finished: return .finished
+            case .cancelled: return .cancelled
+            }
         }
 
         /// Whether a run is under way (its completion handler not reached yet).
         var isActive: Bool {
-            switch state {
+            switch phase {
             case .running, .processing, .waitingToRetry: return true
             case .idle, .finished, .cancelled: return false
             }
         }
 
-        mutating func start() -> StartAction {
-            guard !isActive else { return .rejectAlreadyRunning }
-            run += 1
-            return .send(attempt: beginAttempt())
-        }
-
-        /// Starts a new run whatever the state: the current attempt, if any, becomes stale.
-        mutating func restart() -> Int {
-            run += 1
-            return beginAttempt()
-        }
-
-        mutating func cancel(explicitly: Bool) -> CancelAction {
-            guard isActive else { return .none }
-            state = .cancelled
-            return .cancel(notify: !explicitly)
-        }
-
         /// Whether a transport callback of `attempt` belongs to the attempt in progress.
         func isCurrent(_ attempt: Int) -> Bool {
-            state == .running && attempt == self.attempt
+            guard case .running = phase else { return false }
+            return attempt == self.attempt
+        }
+
+        /// The feed of `attempt`, if it is the attempt in progress and its transfer has begun.
+        func feed(of attempt: Int) -> ContentFeed? {
+            guard case .running(let exchange) = phase, attempt == self.attempt else { return nil }
+            return exchange.feed
+        }
+
+        // MARK: Starting, cancelling, restarting
+
+        /// A start: refused while a run is active; otherwise a new run whose first attempt is sent.
+        mutating func start(_ completion: Completion, activity: (any RunActivity)?) -> StartAction {
+            guard !isActive else { return .rejectAlreadyRunning }
+            self.completion = completion
+            var actions = Actions()
+            beginRun(activity: activity, &actions)
+            return .send(attempt: attempt, actions)
+        }
+
+        /// Starts a new run whatever the state, with the last start's handler: what the current run
+        /// has going is stopped and its attempts become stale.
+        mutating func restart(activity: (any RunActivity)?) -> (attempt: Int, Actions) {
+            var actions = Actions()
+            release(&actions)
+            beginRun(activity: activity, &actions)
+            return (attempt, actions)
+        }
+
+        /// A cancel: `nil` if nothing was running; otherwise what stops the run, with its completion
+        /// handler when the cancel is not explicit or the caller awaits it.
+        mutating func cancel(explicitly: Bool) -> Actions? {
+            guard isActive else { return nil }
+            var actions = Actions()
+            end(.cancelled, &actions)
+            if let completion, !explicitly || completion.notifiesExplicitCancel {
+                actions.delivery = Delivery(completion: completion, error: HTTPError.cancelled)
+            }
+            return actions
+        }
+
+        // MARK: The attempt in progress
+
+        /// The transport made the transfer of `attempt`: `false` if the attempt went stale meanwhile
+        /// (then the transfer must never start).
+        mutating func transferCreated(
+            attempt: Int, transfer: any HTTPTransfer, feed: ContentFeed, request: HTTPRequest
+        ) -> Bool {
+            guard isCurrent(attempt) else { return false }
+            phase = .running(Exchange(transfer: transfer, feed: feed, sentRequest: request))
+            return true
+        }
+
+        /// The content handler failed during `attempt`: the transfer to stop, or `nil` if the attempt
+        /// is stale or failed already.
+        mutating func consumerFailed(attempt: Int, error: any Error) -> (any HTTPTransfer)? {
+            guard case .running(var exchange) = phase, attempt == self.attempt, exchange.consumerError == nil else { return nil }
+            exchange.consumerError = error
+            phase = .running(exchange)
+            return exchange.transfer
+        }
+
+        /// What the transfer of an attempt left when it ended.
+        struct Completed: Sendable {
+            var feed: ContentFeed
+            var sentRequest: HTTPRequest?
+            /// The content handler's error, else the transport's.
+            var error: (any Error)?
         }
 
         /// The transfer of `attempt` is over: go on to processing if it is still current.
-        mutating func transportCompleted(attempt: Int) -> Bool {
-            guard isCurrent(attempt) else { return false }
-            state = .processing
-            return true
+        mutating func transportCompleted(attempt: Int, error: (any Error)?) -> Completed? {
+            guard case .running(let exchange) = phase, attempt == self.attempt else { return nil }
+            let feed = exchange.feed ?? .implicit()
+            phase = .processing(feed)
+            return Completed(feed: feed, sentRequest: exchange.sentRequest, error: exchange.consumerError ?? error)
+        }
+
+        /// Why a resend is counted.
+        enum ResendReason: Sendable {
+            case authentication
+            case redirect
         }
 
         /// The outcome of `attempt` calls for sending again at once (an authentication answer, a
-        /// 307/308 redirect): the number of the new attempt, or `nil` if `attempt` is stale.
-        mutating func resend(after attempt: Int) -> Int? {
-            guard state == .processing, attempt == self.attempt else { return nil }
+        /// redirect): the number of the new attempt, or `nil` if `attempt` is stale. The caller has
+        /// done with the feed of `attempt`.
+        mutating func resend(after attempt: Int, reason: ResendReason) -> Int? {
+            guard case .processing = phase, attempt == self.attempt else { return nil }
+            switch reason {
+            case .authentication: counters.authenticationFailures += 1
+            case .redirect: counters.redirects += 1
+            }
             return beginAttempt()
         }
 
-        /// `attempt` failed and will be retried after a wait.
-        mutating func waitToRetry(after attempt: Int) -> Bool {
-            guard state == .processing, attempt == self.attempt else { return false }
-            state = .waitingToRetry
-            return true
+        /// `attempt` failed and will be retried after a wait: the feed to abandon, or `nil` if
+        /// `attempt` is stale.
+        mutating func waitToRetry(after attempt: Int) -> ContentFeed? {
+            guard case .processing(let feed) = phase, attempt == self.attempt else { return nil }
+            counters.retried += 1
+            phase = .waitingToRetry
+            return feed
         }
 
         /// The wait after `attempt` is over: the number of the retry attempt, or `nil` if the cycle
         /// was cancelled or restarted meanwhile.
         mutating func retry(after attempt: Int) -> Int? {
-            guard state == .waitingToRetry, attempt == self.attempt else { return nil }
+            guard case .waitingToRetry = phase, attempt == self.attempt else { return nil }
             return beginAttempt()
         }
 
-        /// The run of `attempt` is over: finish if it is still current.
-        mutating func processingCompleted(attempt: Int) -> Bool {
-            guard state == .processing, attempt == self.attempt else { return false }
-            state = .finished
-            return true
+        // MARK: Ending a run
+
+        /// The run of `attempt` is over after processing: finish if it is still current.
+        mutating func processingCompleted(attempt: Int, error: (any Error)?, download: URL? = nil) -> Actions? {
+            guard case .processing = phase, attempt == self.attempt else { return nil }
+            return finish(error: error, download: download)
         }
 
         /// The run of `attempt` failed before or while sending: finish if it is still current.
-        mutating func failed(attempt: Int) -> Bool {
-            guard isCurrent(attempt) else { return false }
-            state = .finished
-            return true
+        mutating func failed(attempt: Int, error: any Error) -> Actions? {
+            guard isCurrent(attempt) else { return nil }
+            return finish(error: error, download: nil)
         }
 
         /// The deadline of `run` passed: finish it, whatever it was doing, if it is still active.
-        mutating func deadlinePassed(run: Int) -> Bool {
-            guard isActive, run == self.run else { return false }
-            state = .finished
-            return true
+        mutating func deadlinePassed(run: Int, error: any Error) -> Actions? {
+            guard isActive, run == self.run else { return nil }
+            return finish(error: error, download: nil)
+        }
+
+        // MARK: Helpers
+
+        private mutating func finish(error: (any Error)?, download: URL?) -> Actions {
+            var actions = Actions()
+            end(.finished, &actions)
+            actions.delivery = completion.map { Delivery(completion: $0, error: error, download: download) }
+            return actions
+        }
+
+        private mutating func beginRun(activity: (any RunActivity)?, _ actions: inout Actions) {
+            run += 1
+            counters = Counters()
+            // A restart of an active run keeps counting in the activity it began.
+            if self.activity == nil, let activity {
+                self.activity = activity
+                actions.activityToBegin = activity
+            }
+            _ = beginAttempt()
         }
 
         private mutating func beginAttempt() -> Int {
             attempt += 1
-            state = .running
+            phase = .running(Exchange())
             return attempt
+        }
+
+        /// Stops what the current state has going.
+        private mutating func release(_ actions: inout Actions) {
+            switch phase {
+            case .running(let exchange):
+                actions.transferToCancel = exchange.transfer
+                if let feed = exchange.feed { actions.feedsToAbandon.append(feed) }
+            case .processing(let feed):
+                actions.feedsToAbandon.append(feed)
+            case .idle, .waitingToRetry, .finished, .cancelled:
+                break
+            }
+        }
+
+        /// Stops the run and enters `phase`.
+        private mutating func end(_ phase: Phase, _ actions: inout Actions) {
+            release(&actions)
+            self.phase = phase
+            actions.activityToEnd = activity
+            activity = nil
         }
     }
 }

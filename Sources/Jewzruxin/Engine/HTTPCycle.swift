@@ -27,39 +27,29 @@ public final class HTTPCycle: Sendable {
         let handler: CompletionHandler
     }
 
-    struct Locked {
+    /// What the cycle's lock guards: its lifecycle, what the caller configured, and the response.
+    struct Locked: Sendable {
         var machine = StateMachine()
+        var settings: Settings
+        var response = HTTPResponse()
+        var explicitlyCanceling = false
+    }
+
+    /// What the caller configured: read when a run or an attempt begins.
+    struct Settings: Sendable {
         /// The request as configured, after the request processors.
         var request: HTTPRequest
-        /// The request of the attempt in progress, as it went on the wire.
-        var sentRequest: HTTPRequest?
-        var response = HTTPResponse()
-        var completion: Completion?
-        var task: (any HTTPTransfer)?
-        /// Feeds the body of the attempt in progress to its content handler.
-        var feed: ContentFeed?
-        /// Why the content handler stopped the transfer, reported instead of the cancellation it causes.
-        var consumerError: (any Error)?
-        var contentHandler: (any ContentHandler)?
-
         var identifier = ""
         var solicited = false
-        var explicitlyCanceling = false
         var requestProcessors: [HTTPProcessor]?
         var responseProcessors: [HTTPProcessor]?
         var authentications: [Authentication]?
         var timeoutIntervalForResource: TimeInterval?
+        var contentHandler: (any ContentHandler)?
         var uploadSource: UploadSource?
         var didSendBodyData: DidSendBodyDataHandler?
         var didWriteData: DidWriteBodyDataHandler?
-        var downloadFileHandler: DownloadFileHandler?
-
-        // Per run.
-        var retriedCount = 0
-        var authenticationFailures = 0
-        var redirectCount = 0
-        /// The indicator increased for the run in progress, decreased when it ends.
-        var activeIndicator: NetworkActivityIndicator?
+        var download: Download?
     }
 
     /// Creates a cycle without starting it.
@@ -70,18 +60,21 @@ public final class HTTPCycle: Sendable {
     ///   - session: The session to run on, ``HTTPSession/default`` by default.
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
         self.session = session
-        self.locked = Jewzruxin.Locked(Locked(request: HTTPRequest(url: requestURL, method: requestMethod)))
+        self.locked = Jewzruxin.Locked(Locked(settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
     }
 
     // MARK: Properties
 
     /// The request to send. Changes apply to the next start; request processors update it.
     public var request: HTTPRequest {
-        get { locked.withLock { $0.request } }
-        set { locked.withLock { $0.request = newValue } }
+        get { locked.withLock { $0.settings.request } }
+        set { locked.withLock { $0.settings.request = newValue } }
     }
 
     /// The response of the current or last run; empty until one arrives.
+    ///
+    /// Setting it changes what the cycle shows until the next run begins, as the seed's
+    /// `cycle.response.textReadEncoding = …` does.
     public var response: HTTPResponse {
         get { locked.withLock { $0.response } }
         set { locked.withLock { $0.response = newValue } }
@@ -92,47 +85,47 @@ public final class HTTPCycle: Sendable {
 
     /// A name for the cycle, free for the caller (a service can find its cycles by it).
     public var identifier: String {
-        get { locked.withLock { $0.identifier } }
-        set { locked.withLock { $0.identifier = newValue } }
+        get { locked.withLock { $0.settings.identifier } }
+        set { locked.withLock { $0.settings.identifier = newValue } }
     }
 
     /// Whether the user asked for this request directly (a pull to refresh, a button): such a cycle
     /// is resent after any error, without limit, until a response succeeds or it is cancelled.
     public var solicited: Bool {
-        get { locked.withLock { $0.solicited } }
-        set { locked.withLock { $0.solicited = newValue } }
+        get { locked.withLock { $0.settings.solicited } }
+        set { locked.withLock { $0.settings.solicited = newValue } }
     }
 
     /// Whether the last cancel was explicit (its completion handler is then not called).
     public var explicitlyCanceling: Bool { locked.withLock { $0.explicitlyCanceling } }
 
     /// How many times the current run has been resent after a failure.
-    public var retriedCount: Int { locked.withLock { $0.retriedCount } }
+    public var retriedCount: Int { locked.withLock { $0.machine.counters.retried } }
 
     /// Processors that prepare the request; `nil` uses the session's.
     public var requestProcessors: [HTTPProcessor]? {
-        get { locked.withLock { $0.requestProcessors } }
-        set { locked.withLock { $0.requestProcessors = newValue } }
+        get { locked.withLock { $0.settings.requestProcessors } }
+        set { locked.withLock { $0.settings.requestProcessors = newValue } }
     }
 
     /// Processors that turn the response's data into its object; `nil` uses the session's.
     public var responseProcessors: [HTTPProcessor]? {
-        get { locked.withLock { $0.responseProcessors } }
-        set { locked.withLock { $0.responseProcessors = newValue } }
+        get { locked.withLock { $0.settings.responseProcessors } }
+        set { locked.withLock { $0.settings.responseProcessors = newValue } }
     }
 
     /// What answers authentication challenges; `nil` uses the session's.
     public var authentications: [Authentication]? {
-        get { locked.withLock { $0.authentications } }
-        set { locked.withLock { $0.authentications = newValue } }
+        get { locked.withLock { $0.settings.authentications } }
+        set { locked.withLock { $0.settings.authentications = newValue } }
     }
 
     /// The longest a run may take, retries included, before it ends with a `timedOut` error; `nil`
     /// uses the session configuration's `timeoutIntervalForResource` (which URLSession itself
     /// ignores on Linux, L10).
     public var timeoutIntervalForResource: TimeInterval? {
-        get { locked.withLock { $0.timeoutIntervalForResource } }
-        set { locked.withLock { $0.timeoutIntervalForResource = newValue } }
+        get { locked.withLock { $0.settings.timeoutIntervalForResource } }
+        set { locked.withLock { $0.settings.timeoutIntervalForResource = newValue } }
     }
 
     // MARK: Start, cancel, restart
@@ -150,17 +143,12 @@ public final class HTTPCycle: Sendable {
     /// - Parameter explicitly: `true` when the user asked for it: the completion handler is not
     ///   called. `false`: it is called with ``HTTPError/cancelled``.
     public func cancel(explicitly: Bool) {
-        let effects = locked.withLock { s -> Effects in
-            var effects = Effects()
-            guard case .cancel(let notify) = s.machine.cancel(explicitly: explicitly) else { return effects }
+        let actions = locked.withLock { s -> StateMachine.Actions? in
+            guard let actions = s.machine.cancel(explicitly: explicitly) else { return nil }
             s.explicitlyCanceling = explicitly
-            s.endRun(&effects)
-            if let completion = s.completion, notify || completion.notifiesExplicitCancel {
-                effects.delivery = Delivery(completion: completion, error: HTTPError.cancelled)
-            }
-            return effects
+            return actions
         }
-        perform(effects)
+        if let actions { perform(actions) }
     }
 
     /// Cancels the run in progress silently, if any, and sends the request again.
@@ -168,39 +156,42 @@ public final class HTTPCycle: Sendable {
     /// The completion handler given to the last ``start(_:)`` runs when the new run ends. A cycle
     /// that has finished can be restarted too.
     public func restart() {
-        let indicator = session.networkActivityIndicator
-        let (attempt, run, effects) = locked.withLock { s -> (Int, Int, Effects) in
-            var effects = Effects()
-            let attempt = s.machine.restart()
-            s.beginRun(indicator: indicator, &effects)
-            return (attempt, s.machine.run, effects)
+        let activity = session.runActivity
+        let (attempt, run, actions) = locked.withLock { s -> (Int, Int, StateMachine.Actions) in
+            let (attempt, actions) = s.machine.restart(activity: activity)
+            s.beginRun()
+            return (attempt, s.machine.run, actions)
         }
-        launch(run: run, attempt: attempt, after: effects)
+        launch(run: run, attempt: attempt, after: actions)
     }
 
     func begin(_ completion: Completion) {
-        let indicator = session.networkActivityIndicator
-        let (action, run, effects) = locked.withLock { s -> (StateMachine.StartAction, Int, Effects) in
-            var effects = Effects()
-            let action = s.machine.start()
-            if case .send = action {
-                s.completion = completion
-                s.beginRun(indicator: indicator, &effects)
-            }
-            return (action, s.machine.run, effects)
+        let activity = session.runActivity
+        let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
+            let action = s.machine.start(completion, activity: activity)
+            if case .send = action { s.beginRun() }
+            return (action, s.machine.run)
         }
         switch action {
-        case .send(let attempt):
-            launch(run: run, attempt: attempt, after: effects)
+        case .send(let attempt, let actions):
+            launch(run: run, attempt: attempt, after: actions)
         case .rejectAlreadyRunning:
             deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
         }
     }
 
     /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
-    private func launch(run: Int, attempt: Int, after effects: Effects) {
-        perform(effects)
+    private func launch(run: Int, attempt: Int, after actions: StateMachine.Actions) {
+        perform(actions)
         scheduleDeadline(run: run)
         send(attempt: attempt)
+    }
+}
+
+extension HTTPCycle.Locked {
+    /// Resets what the cycle shows of the previous run.
+    mutating func beginRun() {
+        response = HTTPResponse()
+        explicitlyCanceling = false
     }
 }

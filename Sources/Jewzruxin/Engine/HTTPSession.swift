@@ -3,12 +3,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A thin wrapper of `URLSession` that runs cycles and backs their shared properties.
+/// Runs cycles over its transports and backs their shared properties.
 ///
 /// Cycles that don't name a session use ``default``. Completion handlers run on ``delegateQueue``
 /// (the main queue unless you pass another); processors run on ``workerQueue``, off the delegate queue.
-/// URLSession's own callbacks arrive on a private serial queue, so a busy delegate queue never slows
-/// the transfer down.
+/// The session sends each request to the transport for its URL's scheme (see ``transport``), and asks
+/// its seams — ``retryStrategy``, ``redirectPolicy``, ``authentications``, the processors — what to do
+/// with each outcome.
 public final class HTTPSession: Sendable {
     /// The URLSession that serves this session's requests, or some of them; `nil` when none of its
     /// transports runs on URLSession.
@@ -28,7 +29,7 @@ public final class HTTPSession: Sendable {
     public let configuration: Configuration
     /// The transfers in flight.
     let transfers = TransferRegistry()
-    private let shared = Locked(Shared())
+    private let shared: Locked<Shared>
 
     /// The configuration's `timeoutIntervalForResource`, enforced by each cycle as its deadline.
     let resourceTimeout: TimeInterval
@@ -40,8 +41,9 @@ public final class HTTPSession: Sendable {
         var requestProcessors: [HTTPProcessor] = []
         var responseProcessors: [HTTPProcessor] = []
         var authentications: [Authentication] = []
-        var retryPolicy = RetryPolicy.default
-        var networkActivityIndicator: NetworkActivityIndicator? = .shared
+        var retryStrategy: any HTTPRetryStrategy
+        var redirectPolicy: any HTTPRedirectPolicy
+        var runActivity: (any RunActivity)?
         var downloadDirectory = FileManager.default.temporaryDirectory
     }
 
@@ -56,10 +58,15 @@ public final class HTTPSession: Sendable {
     ///   - transport: The transport for every scheme not in `routes`.
     ///   - routes: Transports for other schemes, lowercased.
     ///   - core: The URLSession one of the transports runs on, if any.
+    ///   - retryStrategy: When failed tries are sent again.
+    ///   - redirectPolicy: Which redirects are followed.
+    ///   - runActivity: What counts the runs in flight, if anything.
     init(
         configuration: Configuration, delegateQueue: OperationQueue?, workerQueue: OperationQueue?,
-        transport: any HTTPTransport, routes: [(scheme: String, transport: any HTTPTransport)], core: URLSession?
+        transport: any HTTPTransport, routes: [(scheme: String, transport: any HTTPTransport)], core: URLSession?,
+        retryStrategy: any HTTPRetryStrategy, redirectPolicy: any HTTPRedirectPolicy, runActivity: (any RunActivity)?
     ) {
+        self.shared = Locked(Shared(retryStrategy: retryStrategy, redirectPolicy: redirectPolicy, runActivity: runActivity))
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
         self.delivery = DelegateDelivery(queue: self.delegateQueue)
@@ -110,24 +117,24 @@ public final class HTTPSession: Sendable {
         set { shared.withLock { $0.authentications = newValue } }
     }
 
-    /// When cycles are resent after a failure and how long they wait first.
-    public var retryPolicy: RetryPolicy {
-        get { shared.withLock { $0.retryPolicy } }
-        set { shared.withLock { $0.retryPolicy = newValue } }
+    /// When cycles are resent after a failure and how long they wait first: a ``RetryPolicy``
+    /// unless changed.
+    public var retryStrategy: any HTTPRetryStrategy {
+        get { shared.withLock { $0.retryStrategy } }
+        set { shared.withLock { $0.retryStrategy = newValue } }
     }
 
-    /// The wait before a retry, in seconds: the seed's name for ``RetryPolicy/retryDelay`` of
-    /// ``retryPolicy``.
-    public var retryDelay: TimeInterval {
-        get { retryPolicy.retryDelay }
-        set { shared.withLock { $0.retryPolicy.retryDelay = newValue } }
+    /// Which responses are followed as redirects, and where to: ``RedirectPolicy/standard`` unless
+    /// changed.
+    public var redirectPolicy: any HTTPRedirectPolicy {
+        get { shared.withLock { $0.redirectPolicy } }
+        set { shared.withLock { $0.redirectPolicy = newValue } }
     }
 
-    /// The counter of cycles in flight that this session's cycles add to; ``NetworkActivityIndicator/shared``
-    /// unless changed, `nil` to opt out.
-    public var networkActivityIndicator: NetworkActivityIndicator? {
-        get { shared.withLock { $0.networkActivityIndicator } }
-        set { shared.withLock { $0.networkActivityIndicator = newValue } }
+    /// What counts this session's runs in flight (the network activity indicator), if anything.
+    var runActivity: (any RunActivity)? {
+        get { shared.withLock { $0.runActivity } }
+        set { shared.withLock { $0.runActivity = newValue } }
     }
 
     /// Where downloads are written while they arrive (the temporary directory by default).
@@ -142,14 +149,18 @@ public final class HTTPSession: Sendable {
     /// How many transfers of this session's cycles are in flight (URLSession tasks, by default).
     public var runningTaskCount: Int { transfers.count }
 
-    /// Whether a failed try of `cycle` is resent: never after a cancellation; otherwise the
-    /// delegate's answer, or the retry policy's.
-    func shouldRetry(_ cycle: HTTPCycle, error: any Error) -> Bool {
-        if case HTTPError.cancelled = error { return false }
-        if let delegate = delegate {
-            return delegate.session(self, shouldRetry: cycle, error: error)
-        }
-        return retryPolicy.shouldRetry(error: error, retriedCount: cycle.retriedCount, solicited: cycle.solicited)
+    /// The wait before a failed try of `cycle` is resent, or `nil` when it is not: never after a
+    /// cancellation; otherwise as the delegate decides, or the retry strategy, with the strategy's
+    /// delay.
+    func retryDelay(
+        for cycle: HTTPCycle, error: any Error, response: HTTPResponse?, retriedCount: Int, solicited: Bool
+    ) -> TimeInterval? {
+        if case HTTPError.cancelled = error { return nil }
+        let strategy = retryStrategy
+        let retries = delegate.map { $0.session(self, shouldRetry: cycle, error: error) }
+            ?? strategy.shouldRetry(error: error, retriedCount: retriedCount, solicited: solicited)
+        guard retries else { return nil }
+        return strategy.delay(beforeRetry: retriedCount + 1, response: response)
     }
 
     /// Whether a status ends a cycle as a failure: the delegate's answer, or status ≥ 400.

@@ -33,8 +33,8 @@ extension HTTPSessionDelegate {
         status >= 400
     }
 
-    /// Follows the session's retry policy.
+    /// Follows the session's retry strategy.
     public func session(_ session: HTTPSession, shouldRetry cycle: HTTPCycle, error: any Error) -> Bool {
-        session.retryPolicy.shouldRetry(error: error, retriedCount: cycle.retriedCount, solicited: cycle.solicited)
+        session.retryStrategy.shouldRetry(error: error, retriedCount: cycle.retriedCount, solicited: cycle.solicited)
     }
 }

@@ -35,6 +35,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// `start` was called on a cycle that is already running; the running cycle is not disturbed.
     case alreadyRunning
+    /// The run did not finish within its overall deadline (``HTTPCycle/timeoutIntervalForResource``
+    /// or the session configuration's), retries included: distinct from an idle timeout, which is
+    /// `transport(URLError(.timedOut))`. The associated value is the deadline, in seconds.
+    case deadlineExceeded(TimeInterval)
 
     /// The status code of the failed response, when the error is a status error.
     public var statusCode: Int? {
@@ -43,6 +47,16 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A sentence saying what happened, with the URL and status where known.
+    /// Whether the error is a timeout of either kind: the idle timeout (`transport` with
+    /// `URLError(.timedOut)`) or the run's deadline (``deadlineExceeded(_:)``).
+    public var isTimeout: Bool {
+        switch self {
+        case .transport(let error): return error.code == .timedOut
+        case .deadlineExceeded: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .invalidURL(let string, let reason):
@@ -62,6 +76,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "the cycle was cancelled"
         case .alreadyRunning:
             return "the cycle is already running"
+        case .deadlineExceeded(let interval):
+            return "the cycle did not finish within its deadline of \(interval) seconds"
         }
     }
 }

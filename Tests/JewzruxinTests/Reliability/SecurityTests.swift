@@ -292,6 +292,6 @@ struct SecurityTests {
         ("http://127.0.0.1:8080/x", "http://localhost:8080/x", false),
     ])
     func origins(a: String, b: String, same: Bool) throws {
-        #expect(HTTPCycle.isSameOrigin(try #require(URL(string: a)), try #require(URL(string: b))) == same)
+        #expect(try #require(URL(string: a)).hasSameOrigin(as: try #require(URL(string: b))) == same)
     }
 }

@@ -183,8 +183,8 @@ struct TLSTests {
             NSURLErrorFailingURLErrorKey: url,
         ])
         for error in [reported as any Error, URLError(.unknown, userInfo: reported.userInfo)] {
-            guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(error) else {
-                Issue.record("not a transport error: \(HTTPCycle.mapTransportError(error))")
+            guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(URLSessionTransport.reportedError(error)) else {
+                Issue.record("not a transport error: \(HTTPCycle.mapTransportError(URLSessionTransport.reportedError(error)))")
                 continue
             }
             #expect(mapped.code == .serverCertificateUntrusted)
@@ -197,7 +197,7 @@ struct TLSTests {
     @Test("the message may be only in the underlying error")
     func underlyingMessage() {
         let inner = NSError(domain: NSURLErrorDomain, code: -1, userInfo: [NSLocalizedDescriptionKey: "SSL certificate problem: certificate has expired"])
-        let mapped = HTTPCycle.mapTransportError(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: inner]))
+        let mapped = HTTPCycle.mapTransportError(URLSessionTransport.reportedError(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: inner])))
         guard case HTTPError.transport(let urlError) = mapped else {
             Issue.record("not a transport error: \(mapped)")
             return
@@ -215,8 +215,8 @@ struct TLSTests {
     ])
     func leavesOthers(code: URLError.Code, message: String) {
         let original = URLError(code, userInfo: message.isEmpty ? [:] : [NSLocalizedDescriptionKey: message])
-        guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(original) else {
-            Issue.record("not a transport error: \(HTTPCycle.mapTransportError(original))")
+        guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(URLSessionTransport.reportedError(original)) else {
+            Issue.record("not a transport error: \(HTTPCycle.mapTransportError(URLSessionTransport.reportedError(original)))")
             return
         }
         #expect(mapped.code == code)

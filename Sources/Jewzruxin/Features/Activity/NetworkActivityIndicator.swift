@@ -6,7 +6,7 @@ import Dispatch
 /// or is cancelled, whatever happens in between (retries, redirects, authentication). The count
 /// never goes below zero. Sessions share ``shared`` unless given another indicator, or `nil` to
 /// opt out (``HTTPSession/networkActivityIndicator``).
-public final class NetworkActivityIndicator: Sendable {
+public final class NetworkActivityIndicator: RunActivity {
     /// The indicator sessions use by default.
     public static let shared = NetworkActivityIndicator()
 
@@ -35,10 +35,10 @@ public final class NetworkActivityIndicator: Sendable {
     }
 
     /// Adds one cycle in flight.
-    public func increase() { change(by: 1) }
+    func increase() { change(by: 1) }
 
     /// Takes one cycle away; the count stays at zero if it is already there.
-    public func decrease() { change(by: -1) }
+    func decrease() { change(by: -1) }
 
     private func change(by delta: Int) {
         state.withLock { s in
@@ -50,5 +50,19 @@ public final class NetworkActivityIndicator: Sendable {
                 observerQueue.async { observer(updated) }
             }
         }
+    }
+}
+
+extension NetworkActivityIndicator {
+    func runBegan() { increase() }
+    func runEnded() { decrease() }
+}
+
+extension HTTPSession {
+    /// The counter of cycles in flight that this session's cycles add to; ``NetworkActivityIndicator/shared``
+    /// unless changed, `nil` to opt out.
+    public var networkActivityIndicator: NetworkActivityIndicator? {
+        get { runActivity as? NetworkActivityIndicator }
+        set { runActivity = newValue }
     }
 }

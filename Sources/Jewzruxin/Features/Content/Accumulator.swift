@@ -32,13 +32,15 @@ open class Accumulator: SelectiveDiscarder, @unchecked Sendable {
     open override func prepare(for response: HTTPResponse) throws {
         try super.prepare(for: response)
         data = Data()
-        // L13: Content-Length may count encoded bytes; it is only a hint here, and a bounded one.
         let expected = response.expectedContentLength
         if let maximumSize, expected > maximumSize, response.value(forHTTPHeaderField: "Content-Encoding") == nil {
             throw tooLarge(response, announced: expected)
         }
-        if expected > 0 && expected <= 16 << 20 { data.reserveCapacity(Int(expected)) }
+        if let capacity = response.bodyCapacityHint { data.reserveCapacity(capacity) }
     }
+
+    /// ``data``: the bytes received so far.
+    open override var receivedData: Data? { data }
 
     /// Appends the bytes.
     ///

@@ -143,6 +143,9 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// No content: `nil`.
     open func parseContent() throws -> (any Sendable)? { nil }
 
+    /// None: the bytes are discarded.
+    open var receivedData: Data? { nil }
+
     /// Forgets the response.
     open func cleanup() {
         currentResponse.withLock { $0 = nil }

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// most ``maximumRetryCount`` times, ``retryDelay`` seconds apart, or after the time a `Retry-After`
 /// header asks for. A *solicited* cycle (``HTTPCycle/solicited``) is resent after any error, with no
 /// limit, until a response succeeds. An ``HTTPSessionDelegate`` can override the decision per cycle.
-public struct RetryPolicy: Sendable, Hashable {
+public struct RetryPolicy: HTTPRetryStrategy, Hashable {
     /// How the wait grows from one retry to the next.
     public enum Backoff: Sendable, Hashable {
         /// Always ``RetryPolicy/retryDelay``.
@@ -92,7 +92,13 @@ public struct RetryPolicy: Sendable, Hashable {
     ///
     /// - Returns: The wait in seconds, or `nil` when `Retry-After` asks for longer than
     ///   ``maximumRetryAfter``.
-    public func delay(beforeRetry retry: Int, response: HTTPResponse?, now: Date = Date()) -> TimeInterval? {
+    public func delay(beforeRetry retry: Int, response: HTTPResponse?) -> TimeInterval? {
+        delay(beforeRetry: retry, response: response, now: Date())
+    }
+
+    /// The wait before retry number `retry`, with the current time given (an HTTP-date
+    /// `Retry-After` is counted from `now`).
+    public func delay(beforeRetry retry: Int, response: HTTPResponse?, now: Date) -> TimeInterval? {
         if honorsRetryAfter, let value = response?.value(forHTTPHeaderField: "Retry-After"),
            let wait = RetryAfter.delay(from: value, now: now) {
             return wait <= maximumRetryAfter ? wait : nil
@@ -134,4 +140,20 @@ enum RetryAfter {
         "EEEE, dd-MMM-yy HH:mm:ss zzz",   // RFC 850
         "EEE MMM d HH:mm:ss yyyy",        // asctime
     ]
+}
+
+extension HTTPSession {
+    /// The retry policy in force: ``retryStrategy`` when it is a ``RetryPolicy`` (as it is unless
+    /// changed), ``RetryPolicy/default`` otherwise. Setting it sets ``retryStrategy``.
+    public var retryPolicy: RetryPolicy {
+        get { retryStrategy as? RetryPolicy ?? .default }
+        set { retryStrategy = newValue }
+    }
+
+    /// The wait before a retry, in seconds: the seed's name for ``RetryPolicy/retryDelay`` of
+    /// ``retryPolicy``.
+    public var retryDelay: TimeInterval {
+        get { retryPolicy.retryDelay }
+        set { retryPolicy.retryDelay = newValue }
+    }
 }

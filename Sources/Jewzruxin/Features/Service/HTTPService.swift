@@ -293,10 +293,10 @@ open class HTTPService: @unchecked Sendable {
         let urlString = Self.join(profile.baseURL, expanded)
         let url = try HTTPCycle.validatedURL(urlString, given: urlString)
         let cycle = HTTPCycle(requestURL: url, requestMethod: resource.method, session: session)
-        cycle.locked.withLock { s in
-            s.request.object = requestObject
-            s.identifier = identifier ?? ""
-            s.solicited = solicited
+        cycle.configure { settings in
+            settings.request.object = requestObject
+            settings.identifier = identifier ?? ""
+            settings.solicited = solicited
         }
         var toCancel: HTTPCycle?
         var winner: HTTPCycle?

@@ -109,9 +109,9 @@ extension HTTPCycle {
         _ progress: DidSendBodyDataHandler?
     ) throws -> HTTPCycle {
         let cycle = try make(method, urlString, options)
-        cycle.locked.withLock { s in
-            s.uploadSource = source
-            s.didSendBodyData = progress
+        cycle.configure { settings in
+            settings.uploadSource = source
+            settings.didSendBodyData = progress
         }
         return cycle
     }
@@ -121,9 +121,9 @@ extension HTTPCycle {
         _ handler: @escaping DownloadFileHandler
     ) throws -> HTTPCycle {
         let cycle = try make(.get, urlString, options)
-        cycle.locked.withLock { s in
-            s.didWriteData = progress
-            s.downloadFileHandler = handler
+        cycle.configure { settings in
+            settings.didWriteData = progress
+            settings.download = HTTPCycle.download(handler)
         }
         return cycle
     }

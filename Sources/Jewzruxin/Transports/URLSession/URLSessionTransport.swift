@@ -101,7 +101,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if entry.declinedChallenge, entry.receivedResponse, HTTPCycle.isCancellation(error) {
             error = nil
         }
-        entry.events.didComplete(error: error)
+        entry.events.didComplete(error: error.map(URLSessionTransport.reportedError))
     }
 
     func urlSession(
@@ -134,7 +134,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let source = response.url, let target {
             // From the original URL, so the caller's credentials don't go to another origin.
             request.url = source
-            HTTPCycle.redirect(&request, to: target)
+            request.redirect(to: target)
         }
         return request
     }
@@ -148,14 +148,5 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // end with that response rather than with a cancellation.
         _ = events(for: task) { $0.declinedChallenge = true }
         completionHandler(.rejectProtectionSpace, nil)
-    }
-}
-
-extension HTTPURLResponse {
-    /// The `Location` header resolved against the response's URL (or `base`) as RFC 3986 says,
-    /// which FoundationNetworking doesn't do for a relative path followed by a query.
-    func resolvedLocation(base: URL? = nil) -> URL? {
-        guard let location = value(forHTTPHeaderField: "Location") else { return nil }
-        return URL(string: location, relativeTo: url ?? base)?.absoluteURL
     }
 }

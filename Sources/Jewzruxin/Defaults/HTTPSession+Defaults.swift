@@ -3,8 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// Where a session's transports are chosen: the one place that knows every transport by name, so that
-// the engine knows none and no transport knows another.
+// What a session is made of unless told otherwise: the one place that names the transports and the
+// default features (retry policy, redirect policy, activity indicator), so that the engine names
+// none of them and no transport knows another.
 extension HTTPSession {
     /// The session every cycle uses unless it is given another one.
     public static let `default` = HTTPSession()
@@ -61,6 +62,8 @@ extension HTTPSession {
         }
         self.init(
             configuration: configuration, delegateQueue: delegateQueue, workerQueue: workerQueue,
-            transport: primary, routes: routes, core: urlSession?.session)
+            transport: primary, routes: routes, core: urlSession?.session,
+            retryStrategy: RetryPolicy.default, redirectPolicy: RedirectPolicy.standard,
+            runActivity: NetworkActivityIndicator.shared)
     }
 }
