@@ -1,6 +1,6 @@
 import Foundation
 import JewzruxinSandbox
-import PlaygroundKit
+@testable import PlaygroundKit
 import Testing
 
 /// The built `playground` executable, run with scripted input: requests and the views of their

@@ -1,5 +1,5 @@
 import Foundation
-import PlaygroundKit
+@testable import PlaygroundKit
 import Testing
 
 /// The built `playground` executable: the command line, the library commands, errors and exit

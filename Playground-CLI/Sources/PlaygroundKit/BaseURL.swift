@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the playground's paths go, and how a path is joined to it.
-public enum BaseURL {
+enum BaseURL {
     /// The URL a command's target names: the target itself when it is an absolute URL, else the
     /// target joined to `base` with exactly one slash between them.
     ///
@@ -16,7 +16,7 @@ public enum BaseURL {
     ///   - base: The base URL, with or without a trailing slash.
     ///   - target: A path (with or without its leading slash, with a query) or an absolute URL.
     /// - Returns: The URL string; it is checked when the request is made.
-    public static func join(_ base: String, _ target: String) -> String {
+    static func join(_ base: String, _ target: String) -> String {
         if isAbsolute(target) || base.isEmpty { return target }
         if target.isEmpty { return base }
         if target.hasPrefix("?") || target.hasPrefix("#") { return base + target }
@@ -31,7 +31,7 @@ public enum BaseURL {
     ///
     /// - Parameter string: A path or URL.
     /// - Returns: `true` for `http://…`, `https://…`, `ftp://…`; `false` for paths.
-    public static func isAbsolute(_ string: String) -> Bool {
+    static func isAbsolute(_ string: String) -> Bool {
         guard let range = string.range(of: "://") else { return false }
         let scheme = string[..<range.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
@@ -45,7 +45,7 @@ public enum BaseURL {
     ///   of joined URLs.
     /// - Returns: The URL without trailing slashes.
     /// - Throws: ``PlaygroundError`` saying what is wrong.
-    public static func validated(_ string: String) throws(PlaygroundError) -> String {
+    static func validated(_ string: String) throws(PlaygroundError) -> String {
         guard let components = URLComponents(string: string), let scheme = components.scheme?.lowercased() else {
             throw PlaygroundError("invalid base URL \(CommandLexer.quoted(string)): not a URL")
         }

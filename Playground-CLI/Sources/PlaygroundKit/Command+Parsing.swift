@@ -10,7 +10,7 @@ extension Command {
     /// - Parameter words: The command's words; the first is its name.
     /// - Throws: ``PlaygroundError`` for an unknown command or arguments that don't fit it, with
     ///   the command's usage.
-    public init(words: [String]) throws(PlaygroundError) {
+    init(words: [String]) throws(PlaygroundError) {
         guard let first = words.first else { throw PlaygroundError("empty command") }
         let arguments = Array(words.dropFirst())
         let name = first.lowercased()

@@ -3,7 +3,7 @@ import Jewzruxin
 /// One playground command, parsed from the words of an input line.
 ///
 /// See ``init(words:)`` for the syntax, and ``CommandHelp`` for what each command does.
-public enum Command: Sendable, Hashable {
+enum Command: Sendable, Hashable {
     /// `GET|HEAD|DELETE|POST|PUT|PATCH target [items] [--json]`: send a request.
     case request(method: HTTPMethod, target: String, items: [RequestItem], json: Bool)
     /// `header Name: value`: send a header with every request.

@@ -1,25 +1,25 @@
 import Foundation
 
 /// The text of `help`, `help COMMAND`, the welcome screen and `--help`.
-public enum CommandHelp {
+enum CommandHelp {
     /// One command's documentation.
-    public struct Entry: Sendable, Hashable {
+    struct Entry: Sendable, Hashable {
         /// The names `help NAME` finds it by, lowercased; the first is the main one.
-        public let names: [String]
+        let names: [String]
         /// The section of `help` it is listed in.
-        public let group: String
+        let group: String
         /// The full syntax, shown by `help NAME` and in usage errors.
-        public let usage: String
+        let usage: String
         /// A short form of the syntax for the `help` list.
-        public let synopsis: String
+        let synopsis: String
         /// What it does, in a few words.
-        public let summary: String
+        let summary: String
         /// More lines for `help NAME`: options, rules and examples.
-        public let details: [String]
+        let details: [String]
     }
 
     /// Every command, in the order `help` lists them.
-    public static let entries: [Entry] = [
+    static let entries: [Entry] = [
         Entry(
             names: ["get", "head", "delete"], group: "Requests",
             usage: "GET|HEAD|DELETE path-or-url [key=value ...]",
@@ -141,13 +141,13 @@ public enum CommandHelp {
     ///
     /// - Parameter name: A command name, such as `POST` or `json`.
     /// - Returns: The entry, or `nil` when no command has that name.
-    public static func entry(named name: String) -> Entry? {
+    static func entry(named name: String) -> Entry? {
         let name = name.lowercased()
         return entries.first { $0.names.contains(name) }
     }
 
     /// The text of `help`: every command with its synopsis, grouped, then the editing keys.
-    public static var overview: String {
+    static var overview: String {
         var lines: [String] = []
         var group = ""
         let width = entries.map(\.synopsis.count).max() ?? 0
@@ -166,7 +166,7 @@ public enum CommandHelp {
     ///
     /// - Parameter entry: The command.
     /// - Returns: Its usage, summary and details.
-    public static func detail(_ entry: Entry) -> String {
+    static func detail(_ entry: Entry) -> String {
         ([entry.usage, "  " + entry.summary] + entry.details.map { "  " + $0 }).joined(separator: "\n")
     }
 
@@ -176,7 +176,7 @@ public enum CommandHelp {
     ///   - version: The playground's version.
     ///   - baseURL: The base URL requests go to.
     /// - Returns: A few lines with example commands.
-    public static func welcome(version: String, baseURL: String) -> String {
+    static func welcome(version: String, baseURL: String) -> String {
         """
         Jewzruxin playground \(version): try the library against a sandbox server, or any other.
         Base URL: \(baseURL) (the embedded sandbox; `base URL` switches)
@@ -196,7 +196,7 @@ public enum CommandHelp {
     ///
     /// - Parameter version: The playground's version.
     /// - Returns: How to run the executable.
-    public static func commandLineUsage(version: String) -> String {
+    static func commandLineUsage(version: String) -> String {
         """
         playground \(version): a REPL to explore the Jewzruxin HTTP library, with an embedded sandbox server.
 

@@ -11,13 +11,13 @@
 /// try CommandLexer.commands(in: #"POST /echo/ 'name=Jane Doe'; json"#)
 /// // [["POST", "/echo/", "name=Jane Doe"], ["json"]]
 /// ```
-public enum CommandLexer {
+enum CommandLexer {
     /// The commands of a line, each as its words; empty commands are left out.
     ///
     /// - Parameter line: One line of input.
     /// - Returns: The words of each command, in order.
     /// - Throws: ``PlaygroundError`` when a quote is not closed.
-    public static func commands(in line: String) throws(PlaygroundError) -> [[String]] {
+    static func commands(in line: String) throws(PlaygroundError) -> [[String]] {
         var scanner = Scanner()
         for character in line {
             if scanner.consume(character) == .comment { break }
@@ -30,7 +30,7 @@ public enum CommandLexer {
     /// - Parameter line: One command.
     /// - Returns: Its words.
     /// - Throws: ``PlaygroundError`` when a quote is not closed or the line holds several commands.
-    public static func words(in line: String) throws(PlaygroundError) -> [String] {
+    static func words(in line: String) throws(PlaygroundError) -> [String] {
         let commands = try commands(in: line)
         guard commands.count <= 1 else { throw PlaygroundError("expected one command, found \(commands.count)") }
         return commands.first ?? []
@@ -41,7 +41,7 @@ public enum CommandLexer {
     ///
     /// - Parameter word: Any text.
     /// - Returns: Text that ``words(in:)`` turns back into `word`.
-    public static func quoted(_ word: String) -> String {
+    static func quoted(_ word: String) -> String {
         let special: Set<Character> = [" ", "\t", "'", "\"", "\\", ";", "#"]
         if !word.isEmpty, !word.contains(where: { special.contains($0) }) { return word }
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"

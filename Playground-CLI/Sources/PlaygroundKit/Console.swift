@@ -1,7 +1,7 @@
 /// How the playground writes: to an ``OutputSink``, in colour or not, redrawing lines or not.
-public struct Console: Sendable {
+struct Console: Sendable {
     /// A colour (or weight) of text on a terminal.
-    public enum Color: String, Sendable {
+    enum Color: String, Sendable {
         /// Errors and failed statuses.
         case red = "31"
         /// Successful statuses.
@@ -17,11 +17,11 @@ public struct Console: Sendable {
     }
 
     /// Where the text goes.
-    public let sink: any OutputSink
+    let sink: any OutputSink
     /// Whether text is coloured with ANSI escape codes.
-    public let colors: Bool
+    let colors: Bool
     /// Whether the output is a terminal, so a line can be redrawn in place (progress, spinner).
-    public let redraws: Bool
+    let redraws: Bool
 
     /// Creates a console.
     ///
@@ -29,29 +29,29 @@ public struct Console: Sendable {
     ///   - sink: Where the text goes.
     ///   - colors: Whether to colour text.
     ///   - redraws: Whether lines may be redrawn with `\r`.
-    public init(sink: any OutputSink, colors: Bool = false, redraws: Bool = false) {
+    init(sink: any OutputSink, colors: Bool = false, redraws: Bool = false) {
         self.sink = sink
         self.colors = colors
         self.redraws = redraws
     }
 
     /// Writes a line to standard output.
-    public func line(_ text: String) {
+    func line(_ text: String) {
         sink.write(text + "\n", to: .standardOutput)
     }
 
     /// Writes text as it is to standard output.
-    public func raw(_ text: String) {
+    func raw(_ text: String) {
         sink.write(text, to: .standardOutput)
     }
 
     /// Writes `error: message` to standard error.
-    public func error(_ message: String) {
+    func error(_ message: String) {
         sink.write(paint("error:", .red) + " " + message + "\n", to: .standardError)
     }
 
     /// `text` in a colour when colours are on, else as it is.
-    public func paint(_ text: String, _ color: Color) -> String {
+    func paint(_ text: String, _ color: Color) -> String {
         colors ? "\u{1B}[\(color.rawValue)m" + text + "\u{1B}[0m" : text
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// ``update(written:expected:)`` is called from the session's delegate queue for every chunk;
 /// redraws are limited to one every ``redrawInterval``. ``finish(written:expected:succeeded:)``
 /// prints the final line (or erases the line after a failure).
-public final class DownloadProgress: Sendable {
+final class DownloadProgress: Sendable {
     /// The shortest time between two redraws.
     static let redrawInterval: Duration = .milliseconds(100)
 
@@ -25,7 +25,7 @@ public final class DownloadProgress: Sendable {
     /// Starts measuring.
     ///
     /// - Parameter console: Where the line goes; it is redrawn only when the console redraws lines.
-    public init(console: Console) {
+    init(console: Console) {
         self.console = console
         self.start = clock.now
     }
@@ -35,7 +35,7 @@ public final class DownloadProgress: Sendable {
     /// - Parameters:
     ///   - written: The bytes received so far.
     ///   - expected: The bytes expected, negative when unknown.
-    public func update(written: Int64, expected: Int64) {
+    func update(written: Int64, expected: Int64) {
         guard console.redraws else { return }
         let now = clock.now
         state.withLock { s in
@@ -54,7 +54,7 @@ public final class DownloadProgress: Sendable {
     ///   - written: The bytes received in all.
     ///   - expected: The bytes that were expected, negative when unknown.
     ///   - succeeded: Whether the download completed.
-    public func finish(written: Int64, expected: Int64, succeeded: Bool) {
+    func finish(written: Int64, expected: Int64, succeeded: Bool) {
         let now = clock.now
         state.withLock { s in
             let prefix = s.drawn ? "\r" : ""

@@ -5,23 +5,23 @@ import Foundation
 /// A line is recorded unless it is blank or repeats the line just before it. At most ``limit``
 /// lines are kept; the oldest go first. The file holds one line per line of text (UTF-8), so it
 /// can be read and edited by hand.
-public struct History: Sendable, Hashable {
+struct History: Sendable, Hashable {
     /// The lines, oldest first.
-    public private(set) var entries: [String]
+    private(set) var entries: [String]
     /// How many lines are kept at most.
-    public let limit: Int
+    let limit: Int
 
     /// The environment variable that overrides the history file's path.
-    public static let environmentKey = "JEWZRUXIN_PLAYGROUND_HISTORY"
+    private static let environmentKey = "JEWZRUXIN_PLAYGROUND_HISTORY"
     /// The history file's name in the home directory.
-    public static let defaultFileName = ".jewzruxin_playground_history"
+    private static let defaultFileName = ".jewzruxin_playground_history"
 
     /// Creates a history.
     ///
     /// - Parameters:
     ///   - entries: Lines to start with, oldest first (only the newest `limit` are kept).
     ///   - limit: How many lines are kept at most.
-    public init(entries: [String] = [], limit: Int = 1000) {
+    init(entries: [String] = [], limit: Int = 1000) {
         self.limit = max(1, limit)
         self.entries = Array(entries.suffix(self.limit))
     }
@@ -29,7 +29,7 @@ public struct History: Sendable, Hashable {
     /// Records a line, unless it is blank or the same as the last one.
     ///
     /// - Parameter line: A line as entered; it is stored without surrounding whitespace.
-    public mutating func add(_ line: String) {
+    mutating func add(_ line: String) {
         let line = line.trimmingCharacters(in: .whitespaces)
         guard !line.isEmpty, !line.contains("\n"), line != entries.last else { return }
         entries.append(line)
@@ -37,7 +37,7 @@ public struct History: Sendable, Hashable {
     }
 
     /// The lines numbered from 1, as `history` prints them: `    1  GET /hello/`.
-    public var listing: String {
+    var listing: String {
         let width = max(5, String(entries.count).count)
         return entries.enumerated().map { index, line in
             let number = String(index + 1)
@@ -52,7 +52,7 @@ public struct History: Sendable, Hashable {
     ///   - environment: The process environment.
     ///   - home: The home directory.
     /// - Returns: The file's URL.
-    public static func fileURL(
+    static func fileURL(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         home: URL = FileManager.default.homeDirectoryForCurrentUser
     ) -> URL {
@@ -68,7 +68,7 @@ public struct History: Sendable, Hashable {
     ///   - url: The file.
     ///   - limit: How many lines are kept at most.
     /// - Returns: The history.
-    public static func load(from url: URL, limit: Int = 1000) -> History {
+    static func load(from url: URL, limit: Int = 1000) -> History {
         guard let data = try? Data(contentsOf: url) else { return History(limit: limit) }
         var history = History(limit: limit)
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
@@ -81,7 +81,7 @@ public struct History: Sendable, Hashable {
     ///
     /// - Parameter url: The file.
     /// - Throws: The file system's error.
-    public func save(to url: URL) throws {
+    func save(to url: URL) throws {
         let text = entries.map { $0 + "\n" }.joined()
         try Data(text.utf8).write(to: url, options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)

@@ -16,9 +16,9 @@ import Darwin
 /// cycle is cancelled (its `start()` throws `CancellationError`). When it arrives with no cycle
 /// running, ``whenIdle`` decides: in a script the playground stops (status 130); at the prompt,
 /// where the terminal is in raw mode, Ctrl-C is a key press that clears the line instead.
-public final class Interrupter: Sendable {
+final class Interrupter: Sendable {
     /// What SIGINT does when no request is running.
-    public enum IdleAction: Sendable {
+    enum IdleAction: Sendable {
         /// Nothing: the prompt deals with Ctrl-C itself.
         case ignore
         /// End the process with status 130, as a shell script does.
@@ -33,7 +33,7 @@ public final class Interrupter: Sendable {
 
     private let state = Mutex(State())
     /// What SIGINT does when no request is running.
-    public let whenIdle: IdleAction
+    let whenIdle: IdleAction
     private let onExit: @Sendable () -> Void
 
     /// Creates an interrupter; it listens for SIGINT once ``install()`` is called.
@@ -41,13 +41,13 @@ public final class Interrupter: Sendable {
     /// - Parameters:
     ///   - whenIdle: What SIGINT does when no request is running.
     ///   - onExit: Called before the process exits on an idle SIGINT (to restore the terminal).
-    public init(whenIdle: IdleAction, onExit: @escaping @Sendable () -> Void = {}) {
+    init(whenIdle: IdleAction, onExit: @escaping @Sendable () -> Void = {}) {
         self.whenIdle = whenIdle
         self.onExit = onExit
     }
 
     /// Starts handling SIGINT: the default action (ending the process) is replaced by ``interrupt()``.
-    public func install() {
+    func install() {
         signal(SIGINT, SIG_IGN)
         state.withLock { s in
             guard s.source == nil else { return }
@@ -64,14 +64,14 @@ public final class Interrupter: Sendable {
     /// - Returns: The response.
     /// - Throws: What `HTTPCycle.start()` throws: `CancellationError` after Ctrl-C.
     @discardableResult
-    public func run(_ cycle: HTTPCycle) async throws -> HTTPResponse {
+    func run(_ cycle: HTTPCycle) async throws -> HTTPResponse {
         state.withLock { $0.cycle = cycle }
         defer { state.withLock { $0.cycle = nil } }
         return try await cycle.start()
     }
 
     /// Whether SIGINT arrived since the last call, which resets it.
-    public func takeInterrupted() -> Bool {
+    func takeInterrupted() -> Bool {
         state.withLock { s in
             defer { s.interrupted = false }
             return s.interrupted
@@ -79,7 +79,7 @@ public final class Interrupter: Sendable {
     }
 
     /// Handles one SIGINT: cancels the running cycle, or applies ``whenIdle``.
-    public func interrupt() {
+    func interrupt() {
         let cycle = state.withLock { s -> HTTPCycle? in
             s.interrupted = true
             return s.cycle

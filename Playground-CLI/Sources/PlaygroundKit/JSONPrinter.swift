@@ -15,13 +15,13 @@ import Jewzruxin
 ///
 /// Strings keep non-ASCII characters and `/` as they are; quotes, backslashes and control
 /// characters are escaped.
-public enum JSONPrinter {
+enum JSONPrinter {
     /// The value on several lines, keys sorted, indented by two spaces per level; empty arrays and
     /// objects stay on one line (`[]`, `{}`).
     ///
     /// - Parameter value: The value to print.
     /// - Returns: The text, without a final newline.
-    public static func pretty(_ value: JSON) -> String {
+    static func pretty(_ value: JSON) -> String {
         var output = ""
         write(value, indent: 0, pretty: true, into: &output)
         return output
@@ -31,7 +31,7 @@ public enum JSONPrinter {
     ///
     /// - Parameter value: The value to print.
     /// - Returns: The text.
-    public static func compact(_ value: JSON) -> String {
+    static func compact(_ value: JSON) -> String {
         var output = ""
         write(value, indent: 0, pretty: false, into: &output)
         return output

@@ -1,5 +1,5 @@
 /// A key press at the prompt, as the line editor understands it.
-public enum Key: Sendable, Hashable {
+enum Key: Sendable, Hashable {
     /// A printable character, to insert.
     case character(Character)
     /// Return or Enter: submit the line.

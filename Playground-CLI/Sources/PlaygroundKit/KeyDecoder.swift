@@ -9,7 +9,7 @@
 /// var decoder = KeyDecoder()
 /// decoder.feed(Array("a\u{1B}[D".utf8)) // [.character("a"), .left]
 /// ```
-public struct KeyDecoder: Sendable {
+struct KeyDecoder: Sendable {
     private enum State: Sendable {
         case ground
         case escape
@@ -21,13 +21,13 @@ public struct KeyDecoder: Sendable {
     private var state = State.ground
 
     /// Creates a decoder waiting for the first byte.
-    public init() {}
+    init() {}
 
     /// Decodes bytes; a sequence split across calls is completed by the next call.
     ///
     /// - Parameter bytes: Bytes read from the terminal.
     /// - Returns: The keys they complete, in order.
-    public mutating func feed(_ bytes: [UInt8]) -> [Key] {
+    mutating func feed(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         for byte in bytes {
             if let key = feed(byte) { keys.append(key) }

@@ -4,9 +4,9 @@
 /// playground [--quiet] [-c "command; command"] [SCRIPT]
 /// playground --help | --version
 /// ```
-public struct LaunchOptions: Sendable, Hashable {
+struct LaunchOptions: Sendable, Hashable {
     /// What to do.
-    public enum Action: Sendable, Hashable {
+    enum Action: Sendable, Hashable {
         /// Run commands: from `-c`, a script, or standard input.
         case run
         /// Print the usage and exit.
@@ -16,19 +16,19 @@ public struct LaunchOptions: Sendable, Hashable {
     }
 
     /// What to do.
-    public var action = Action.run
+    var action = Action.run
     /// The commands given with `-c` (several `-c` are run one after the other).
-    public var commands: [String] = []
+    var commands: [String] = []
     /// The script file to run.
-    public var scriptPath: String?
+    var scriptPath: String?
     /// Whether to leave out the welcome screen.
-    public var quiet = false
+    var quiet = false
 
     /// Whether commands come from `-c` or a script rather than standard input.
-    public var isBatch: Bool { !commands.isEmpty || scriptPath != nil }
+    var isBatch: Bool { !commands.isEmpty || scriptPath != nil }
 
     /// Creates the options of a bare `playground`.
-    public init() {}
+    init() {}
 
     /// Parses the arguments (without the executable's name).
     ///
@@ -37,7 +37,7 @@ public struct LaunchOptions: Sendable, Hashable {
     /// - Returns: The options.
     /// - Throws: ``PlaygroundError`` for an unknown option, a `-c` without its commands, more than
     ///   one script, or both `-c` and a script.
-    public static func parse(_ arguments: [String]) throws(PlaygroundError) -> LaunchOptions {
+    static func parse(_ arguments: [String]) throws(PlaygroundError) -> LaunchOptions {
         var options = LaunchOptions()
         var index = arguments.startIndex
         var optionsEnded = false

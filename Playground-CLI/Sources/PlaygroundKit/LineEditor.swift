@@ -9,9 +9,9 @@
 /// editor.handle(.deleteWordBefore)
 /// editor.text                  // "GET "
 /// ```
-public struct LineEditor: Sendable {
+struct LineEditor: Sendable {
     /// What a key press leads to.
-    public enum Outcome: Sendable, Hashable {
+    enum Outcome: Sendable, Hashable {
         /// Keep editing: redraw the line.
         case editing
         /// The line was submitted (Enter).
@@ -25,9 +25,9 @@ public struct LineEditor: Sendable {
     }
 
     /// The characters of the line.
-    public private(set) var characters: [Character] = []
+    private(set) var characters: [Character] = []
     /// Where the cursor is: the index of the character it is before.
-    public private(set) var cursor = 0
+    private(set) var cursor = 0
 
     private let history: [String]
     /// The history line shown, or `history.count` for the line being typed.
@@ -38,20 +38,20 @@ public struct LineEditor: Sendable {
     /// Creates an empty line.
     ///
     /// - Parameter history: Earlier lines, oldest first, for the up and down keys.
-    public init(history: [String] = []) {
+    init(history: [String] = []) {
         self.history = history
         self.historyIndex = history.count
     }
 
     /// The text of the line.
-    public var text: String { String(characters) }
+    var text: String { String(characters) }
 
     /// Applies a key press.
     ///
     /// - Parameter key: The key.
     /// - Returns: What to do next.
     @discardableResult
-    public mutating func handle(_ key: Key) -> Outcome {
+    mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .character(let character):
             characters.insert(character, at: cursor)
@@ -104,7 +104,7 @@ public struct LineEditor: Sendable {
     ///   - promptWidth: The columns the prompt takes on screen.
     ///   - columns: The width of the terminal.
     /// - Returns: The text to write.
-    public func render(prompt: String, promptWidth: Int, columns: Int) -> String {
+    func render(prompt: String, promptWidth: Int, columns: Int) -> String {
         let room = max(1, columns - promptWidth - 1)
         let start = cursor >= room ? cursor - room + 1 : 0
         let end = min(characters.count, start + room)

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Where the playground's input lines come from: a terminal, piped input, `-c` or a script.
-public protocol LineSource {
+protocol LineSource {
     /// The next line, or `nil` at the end of the input.
     ///
     /// - Parameter history: The lines entered before, oldest first, for sources that edit lines.
@@ -10,20 +10,20 @@ public protocol LineSource {
 }
 
 /// Lines given all at once: `-c` commands or a script file's text.
-public struct ScriptLines: LineSource, Sendable {
+struct ScriptLines: LineSource, Sendable {
     private var lines: [String]
 
     /// Creates a source from text.
     ///
     /// - Parameter text: One or more lines (`\n` or `\r\n`).
-    public init(text: String) {
+    init(text: String) {
         lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
         }
     }
 
     /// The next line of the text.
-    public mutating func nextLine(history: [String]) async -> String? {
+    mutating func nextLine(history: [String]) async -> String? {
         lines.isEmpty ? nil : lines.removeFirst()
     }
 }
@@ -32,14 +32,14 @@ public struct ScriptLines: LineSource, Sendable {
 ///
 /// Each line is read on a private queue, so the task waiting for it doesn't block a thread of
 /// the cooperative pool.
-public struct PipedLines: LineSource, Sendable {
+struct PipedLines: LineSource, Sendable {
     private let queue = DispatchQueue(label: "PlaygroundKit.PipedLines")
 
     /// Creates a source reading standard input.
-    public init() {}
+    init() {}
 
     /// The next line of standard input, without its newline.
-    public mutating func nextLine(history: [String]) async -> String? {
+    mutating func nextLine(history: [String]) async -> String? {
         let queue = queue
         return await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Swift.readLine(strippingNewline: true)) }

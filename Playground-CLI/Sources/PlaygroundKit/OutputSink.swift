@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// The two streams the playground writes to.
-public enum OutputStreamKind: Sendable, Hashable {
+enum OutputStreamKind: Sendable, Hashable {
     /// Results: status lines, bodies, listings.
     case standardOutput
     /// `error: …` lines.
@@ -20,7 +20,7 @@ public enum OutputStreamKind: Sendable, Hashable {
 ///
 /// Writes may come from several threads (progress and the spinner are drawn from the session's
 /// queues); each call's text must arrive whole.
-public protocol OutputSink: Sendable {
+protocol OutputSink: Sendable {
     /// Writes text, as it is, to a stream.
     ///
     /// - Parameters:
@@ -31,14 +31,14 @@ public protocol OutputSink: Sendable {
 
 /// Writes to file descriptors 1 and 2, unbuffered, one call at a time, so that output and errors
 /// keep their order when both go to the same place.
-public final class StandardStreams: OutputSink {
+final class StandardStreams: OutputSink {
     private let lock = Mutex(())
 
     /// Creates the sink.
-    public init() {}
+    init() {}
 
     /// Writes all of `text` to standard output or standard error.
-    public func write(_ text: String, to stream: OutputStreamKind) {
+    func write(_ text: String, to stream: OutputStreamKind) {
         let descriptor: Int32 = stream == .standardOutput ? 1 : 2
         lock.withLock { _ in
             var bytes = Array(text.utf8)[...]
@@ -65,26 +65,26 @@ public final class StandardStreams: OutputSink {
 }
 
 /// Keeps what is written in memory, for tests: both streams in order, and each on its own.
-public final class CapturedOutput: OutputSink {
+final class CapturedOutput: OutputSink {
     private let chunks = Mutex<[(OutputStreamKind, String)]>([])
 
     /// Creates an empty capture.
-    public init() {}
+    init() {}
 
     /// Keeps the text, with the stream it was written to.
-    public func write(_ text: String, to stream: OutputStreamKind) {
+    func write(_ text: String, to stream: OutputStreamKind) {
         chunks.withLock { $0.append((stream, text)) }
     }
 
     /// Everything written, both streams interleaved in order.
-    public var all: String { chunks.withLock { $0.map(\.1).joined() } }
+    var all: String { chunks.withLock { $0.map(\.1).joined() } }
     /// What was written to standard output.
-    public var standardOutput: String { text(of: .standardOutput) }
+    var standardOutput: String { text(of: .standardOutput) }
     /// What was written to standard error.
-    public var standardError: String { text(of: .standardError) }
+    var standardError: String { text(of: .standardError) }
 
     /// Forgets what was written.
-    public func clear() { chunks.withLock { $0.removeAll() } }
+    func clear() { chunks.withLock { $0.removeAll() } }
 
     private func text(of stream: OutputStreamKind) -> String {
         chunks.withLock { $0.filter { $0.0 == stream }.map(\.1).joined() }

@@ -16,27 +16,27 @@ import FoundationNetworking
 /// let playground = Playground(configuration: .init(sandboxURL: sandbox.baseURL.absoluteString, console: console))
 /// await playground.run(line: "GET /hello/; text")   // 200 OK  3 ms  11 bytes / Hello World
 /// ```
-public final class Playground {
+final class Playground {
     /// The playground's version, printed by `--version`.
-    public static let version = "0.1.0"
+    static let version = "0.1.0"
 
     /// How a session is set up.
-    public struct Configuration: Sendable {
+    struct Configuration: Sendable {
         /// The embedded sandbox's URL: the first base URL, and where `base sandbox` goes back to.
-        public var sandboxURL: String
+        var sandboxURL: String
         /// Where the session writes.
-        public var console: Console
+        var console: Console
         /// Whether a spinner turns while requests run (only drawn when the console redraws lines).
-        public var showsSpinner: Bool
+        var showsSpinner: Bool
         /// What relative file paths (`save`, `download`, `service`) are relative to.
-        public var workingDirectory: URL
+        var workingDirectory: URL
         /// The idle timeout of requests, in seconds.
-        public var timeout: TimeInterval
+        var timeout: TimeInterval
         /// What Ctrl-C does when no request is running.
-        public var idleInterrupt: Interrupter.IdleAction
+        var idleInterrupt: Interrupter.IdleAction
 
         /// Creates a configuration.
-        public init(
+        init(
             sandboxURL: String, console: Console, showsSpinner: Bool = false,
             workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
             timeout: TimeInterval = 30, idleInterrupt: Interrupter.IdleAction = .ignore
@@ -51,13 +51,13 @@ public final class Playground {
     }
 
     /// What running a line led to.
-    public struct LineResult: Sendable, Hashable {
+    struct LineResult: Sendable, Hashable {
         /// Whether every command of the line succeeded.
-        public var succeeded: Bool
+        var succeeded: Bool
         /// Whether the line asked to leave (`quit`, `exit`).
-        public var quit: Bool
+        var quit: Bool
         /// Whether Ctrl-C interrupted it (the rest of the line was then skipped).
-        public var interrupted: Bool
+        var interrupted: Bool
     }
 
     /// The last request and what came of it.
@@ -88,11 +88,11 @@ public final class Playground {
     let indicator = NetworkActivityIndicator()
     let spinner: Spinner?
     /// Cancels the running request on Ctrl-C.
-    public let interrupter: Interrupter
+    let interrupter: Interrupter
     let clock = ContinuousClock()
 
     /// Where paths are sent: the sandbox at first, then what `base` says.
-    public internal(set) var baseURL: String
+    var baseURL: String
     /// The headers sent with every request, in the order they were set.
     var sessionHeaders: [(name: String, value: String)] = []
     /// The user name given to `auth`, if any.
@@ -100,14 +100,14 @@ public final class Playground {
     var last: Exchange?
     var loadedService: LoadedService?
     /// The lines entered, for `history` and the line editor.
-    public var history: History
+    var history: History
 
     /// Creates a session.
     ///
     /// - Parameters:
     ///   - configuration: The set-up.
     ///   - history: The lines entered before (from the history file), oldest first.
-    public init(configuration: Configuration, history: History = History()) {
+    init(configuration: Configuration, history: History = History()) {
         self.configuration = configuration
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
@@ -164,7 +164,7 @@ public final class Playground {
     /// - Parameter line: The line as entered; several commands may be separated by `;`.
     /// - Returns: Whether all succeeded, and whether to leave.
     @discardableResult
-    public func run(line: String) async -> LineResult {
+    func run(line: String) async -> LineResult {
         history.add(line)
         // A Ctrl-C that came while no request ran is not for this line.
         _ = interrupter.takeInterrupted()

@@ -5,19 +5,28 @@ import JewzruxinSandbox
 /// commands until the input ends or `quit`.
 ///
 /// - On a terminal (standard input and output both): a prompt with line editing, a history file
-///   (``History/fileURL(environment:home:)``), colour unless `NO_COLOR` is set, a spinner while
+///   (`$JEWZRUXIN_PLAYGROUND_HISTORY`, else `~/.jewzruxin_playground_history`), colour unless `NO_COLOR` is set, a spinner while
 ///   requests run, and a progress bar redrawn in place.
 /// - Otherwise — piped input, `-c "cmd; cmd"`, or a script file: plain output, and the exit
 ///   status says whether every command succeeded.
 public enum PlaygroundApp {
     /// The exit status when every command succeeded.
-    public static let success: Int32 = 0
+    private static let success: Int32 = 0
     /// The exit status when a command failed (in a script or piped input).
-    public static let failure: Int32 = 1
+    private static let failure: Int32 = 1
     /// The exit status for a bad command line.
-    public static let usageError: Int32 = 2
+    private static let usageError: Int32 = 2
     /// The exit status after Ctrl-C stopped a script.
-    public static let interrupted: Int32 = 130
+    private static let interrupted: Int32 = 130
+
+    /// Runs the playground with the process's environment, writing to standard output and error.
+    ///
+    /// - Parameter arguments: The command-line arguments, without the executable's name.
+    /// - Returns: The exit status: 0 when every command succeeded, 1 when a command in a script or
+    ///   piped input failed, 2 for a bad command line, and 130 after Ctrl-C stopped a script.
+    public static func main(arguments: [String]) async -> Int32 {
+        await main(arguments: arguments, environment: ProcessInfo.processInfo.environment, sink: StandardStreams())
+    }
 
     /// Runs the playground.
     ///
@@ -26,10 +35,7 @@ public enum PlaygroundApp {
     ///   - environment: The environment (`NO_COLOR`, `TERM`, `JEWZRUXIN_PLAYGROUND_HISTORY`, `HOME`).
     ///   - sink: Where output goes.
     /// - Returns: The exit status.
-    public static func main(
-        arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        sink: any OutputSink = StandardStreams()
-    ) async -> Int32 {
+    static func main(arguments: [String], environment: [String: String], sink: any OutputSink) async -> Int32 {
         let options: LaunchOptions
         do {
             options = try LaunchOptions.parse(arguments)

@@ -2,19 +2,19 @@
 ///
 /// The playground prints it as `error: <message>` and goes on with the next command; in a script,
 /// any such error makes the exit status 1.
-public struct PlaygroundError: Error, Sendable, Hashable, CustomStringConvertible {
+struct PlaygroundError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, in one line, without the `error:` prefix.
-    public let message: String
+    let message: String
 
     /// Creates an error.
     ///
     /// - Parameter message: What went wrong, in one line.
-    public init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    var description: String { message }
 
     /// A command was given the wrong arguments: the message shows how to call it.
     ///

@@ -10,15 +10,15 @@ import Foundation
 /// ```
 ///
 /// Every function is pure, so the output depends on its arguments only.
-public enum ProgressFormatter {
+enum ProgressFormatter {
     /// The number of cells in the bar.
-    public static let barWidth = 20
+    private static let barWidth = 20
 
     /// A byte count with a binary unit: `512 B`, `1.5 KiB`, `20.0 MiB`, `3.2 GiB`.
     ///
     /// - Parameter count: A number of bytes (negative counts are shown as 0).
     /// - Returns: Whole bytes below 1 KiB, else one decimal.
-    public static func bytes(_ count: Int64) -> String {
+    static func bytes(_ count: Int64) -> String {
         let count = max(0, count)
         guard count >= 1024 else { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
@@ -35,7 +35,7 @@ public enum ProgressFormatter {
     ///
     /// - Parameter bytesPerSecond: The rate; not finite or negative counts as 0.
     /// - Returns: Such as `1.2 MiB/s`.
-    public static func rate(_ bytesPerSecond: Double) -> String {
+    static func rate(_ bytesPerSecond: Double) -> String {
         let value = bytesPerSecond.isFinite && bytesPerSecond > 0 ? bytesPerSecond : 0
         return bytes(Int64(min(value, Double(Int64.max / 2)))) + "/s"
     }
@@ -44,7 +44,7 @@ public enum ProgressFormatter {
     ///
     /// - Parameter seconds: The duration; not finite gives `?`.
     /// - Returns: The shortest readable form.
-    public static func duration(_ seconds: Double) -> String {
+    static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "?" }
         let total = Int(max(0, seconds).rounded(.up))
         if total < 60 { return "\(total)s" }
@@ -56,7 +56,7 @@ public enum ProgressFormatter {
     ///
     /// - Parameter fraction: The share done, clamped to 0…1.
     /// - Returns: The bar with its brackets.
-    public static func bar(_ fraction: Double) -> String {
+    static func bar(_ fraction: Double) -> String {
         let clamped = fraction.isFinite ? min(1, max(0, fraction)) : 0
         let filled = Int((clamped * Double(barWidth)).rounded(.down))
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]"
@@ -71,7 +71,7 @@ public enum ProgressFormatter {
     ///   - elapsed: The seconds since the transfer started.
     ///   - finished: Whether the transfer is complete: `done` replaces the ETA.
     /// - Returns: The line, without a newline.
-    public static func line(done: Int64, total: Int64?, elapsed: Double, finished: Bool = false) -> String {
+    static func line(done: Int64, total: Int64?, elapsed: Double, finished: Bool = false) -> String {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let known = total.flatMap { $0 >= 0 ? $0 : nil }
         guard let total = known ?? (finished ? done : nil) else {

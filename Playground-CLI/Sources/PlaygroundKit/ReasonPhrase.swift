@@ -3,7 +3,7 @@
 /// FoundationNetworking doesn't keep the phrase the server sent, and
 /// `HTTPURLResponse.localizedString(forStatusCode:)` gives lowercase descriptions, so the status
 /// line uses this table.
-public enum ReasonPhrase {
+enum ReasonPhrase {
     private static let phrases: [Int: String] = [
         100: "Continue", 101: "Switching Protocols", 103: "Early Hints",
         200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
@@ -26,7 +26,7 @@ public enum ReasonPhrase {
     ///
     /// - Parameter status: The status code.
     /// - Returns: Such as `OK` or `Not Found`.
-    public static func phrase(for status: Int) -> String {
+    static func phrase(for status: Int) -> String {
         if let phrase = phrases[status] { return phrase }
         switch status {
         case 100..<200: return "Informational"

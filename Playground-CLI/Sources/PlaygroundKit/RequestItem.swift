@@ -10,7 +10,7 @@ import Jewzruxin
 /// | `key:=json`  | a raw JSON body value (`n:=42`, `ok:=true`, `tags:='["a","b"]'`, `x:=null`)   |
 ///
 /// The first `=` of the word decides: `a=b=c` is the field `a` with the value `b=c`.
-public enum RequestItem: Sendable, Hashable {
+enum RequestItem: Sendable, Hashable {
     /// `key=value`.
     case field(String, String)
     /// `key==value`.
@@ -23,7 +23,7 @@ public enum RequestItem: Sendable, Hashable {
     /// - Parameter word: The argument as the lexer gave it (quotes already removed).
     /// - Throws: ``PlaygroundError`` when there is no `=`, no name, or `:=` is followed by
     ///   something that isn't JSON.
-    public init(parsing word: String) throws(PlaygroundError) {
+    init(parsing word: String) throws(PlaygroundError) {
         guard let equals = word.firstIndex(of: "=") else {
             throw PlaygroundError("expected key=value, key==value or key:=json, not \(CommandLexer.quoted(word))")
         }
@@ -48,7 +48,7 @@ public enum RequestItem: Sendable, Hashable {
     }
 
     /// The name of the item.
-    public var name: String {
+    var name: String {
         switch self {
         case .field(let name, _), .query(let name, _), .json(let name, _): return name
         }
@@ -61,7 +61,7 @@ public enum RequestItem: Sendable, Hashable {
 
 extension RequestItem: CustomStringConvertible {
     /// The item as it would be typed (values quoted when needed).
-    public var description: String {
+    var description: String {
         switch self {
         case .field(let name, let value): return CommandLexer.quoted("\(name)=\(value)")
         case .query(let name, let value): return CommandLexer.quoted("\(name)==\(value)")

@@ -11,9 +11,9 @@ import Jewzruxin
 ///                            json: false, base: "http://127.0.0.1:8080")
 /// // plan.url == "http://127.0.0.1:8080/inspect/", plan.body == .json(["a": "1", "n": 2])
 /// ```
-public struct RequestPlan: Sendable, Hashable {
+struct RequestPlan: Sendable, Hashable {
     /// The body of a request.
-    public enum Body: Sendable, Hashable {
+    enum Body: Sendable, Hashable {
         /// No body.
         case empty
         /// An `application/x-www-form-urlencoded` body, sent by ``HTTPFormProcessor``.
@@ -23,11 +23,11 @@ public struct RequestPlan: Sendable, Hashable {
     }
 
     /// The request method.
-    public var method: HTTPMethod
+    var method: HTTPMethod
     /// The absolute URL string, query parameters merged in; checked when the cycle is made.
-    public var url: String
+    var url: String
     /// The body.
-    public var body: Body
+    var body: Body
 
     /// Plans a request.
     ///
@@ -39,7 +39,7 @@ public struct RequestPlan: Sendable, Hashable {
     ///   - json: Whether `--json` was given: the body is JSON even without `key:=json` items.
     ///   - base: The base URL.
     /// - Throws: ``PlaygroundError`` when a method without a body is given `key:=json` items.
-    public init(method: HTTPMethod, target: String, items: [RequestItem], json: Bool, base: String) throws(PlaygroundError) {
+    init(method: HTTPMethod, target: String, items: [RequestItem], json: Bool, base: String) throws(PlaygroundError) {
         let (body, query) = try Self.split(items, method: method, json: json)
         self.method = method
         self.url = Self.merging(query, into: BaseURL.join(base, target))
@@ -52,7 +52,7 @@ public struct RequestPlan: Sendable, Hashable {
     ///   - method: The request method.
     ///   - url: The absolute URL string.
     ///   - body: The body.
-    public init(method: HTTPMethod, url: String, body: Body) {
+    init(method: HTTPMethod, url: String, body: Body) {
         self.method = method
         self.url = url
         self.body = body

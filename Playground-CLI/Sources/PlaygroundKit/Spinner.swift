@@ -8,7 +8,7 @@ import Synchronization
 /// The playground arms it around each request (``arm(label:)``, ``disarm()``): it turns when the
 /// indicator says a cycle is active, after a short delay so fast answers don't flicker, and erases
 /// itself when the count comes back to zero or the request ends. It only draws on a terminal.
-public final class Spinner: Sendable {
+final class Spinner: Sendable {
     /// The frames, drawn one after the other.
     static let frames: [String] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     /// How long a request runs before the spinner shows.
@@ -30,26 +30,26 @@ public final class Spinner: Sendable {
     /// Creates a spinner.
     ///
     /// - Parameter console: Where it draws; nothing is drawn unless the console redraws lines.
-    public init(console: Console) {
+    init(console: Console) {
         self.console = console
     }
 
     /// Makes the spinner follow `indicator`: it spins while the count is above zero (and it is armed).
     ///
     /// - Parameter indicator: The indicator of the session the requests run on.
-    public func observe(_ indicator: NetworkActivityIndicator) {
+    func observe(_ indicator: NetworkActivityIndicator) {
         indicator.observer = { [weak self] count in self?.activityChanged(active: count > 0) }
     }
 
     /// Lets the spinner show for the request about to start.
     ///
     /// - Parameter label: The text after the spinner, such as `GET /hello/`.
-    public func arm(label: String) {
+    func arm(label: String) {
         state.withLock { $0.label = label }
     }
 
     /// Stops and erases the spinner; nothing shows until the next ``arm(label:)``.
-    public func disarm() {
+    func disarm() {
         state.withLock { s in
             s.label = nil
             stop(&s)

@@ -14,7 +14,7 @@ import Darwin
 /// is being edited; the settings from before are put back when the line is submitted, at exit, and
 /// when SIGTERM, SIGHUP or SIGQUIT arrives (see ``restoreOnTermination()``), so the shell is never
 /// left in raw mode.
-public enum Terminal {
+enum Terminal {
     /// The settings raw mode replaced, while it is on.
     private static let saved = Mutex<termios?>(nil)
     /// The dispatch sources that restore the terminal on termination signals.
@@ -24,12 +24,12 @@ public enum Terminal {
     ///
     /// - Parameter descriptor: `0` for standard input, `1` for output, `2` for error.
     /// - Returns: The answer of `isatty`.
-    public static func isTerminal(_ descriptor: Int32) -> Bool {
+    static func isTerminal(_ descriptor: Int32) -> Bool {
         isatty(descriptor) == 1
     }
 
     /// The width of the terminal on standard output, 80 when it is unknown.
-    public static var columns: Int {
+    static var columns: Int {
         var size = winsize()
         let status = withUnsafeMutablePointer(to: &size) { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }
         guard status == 0, size.ws_col > 0 else { return 80 }
@@ -40,7 +40,7 @@ public enum Terminal {
     ///
     /// - Returns: Whether raw mode is on.
     @discardableResult
-    public static func enableRawMode() -> Bool {
+    static func enableRawMode() -> Bool {
         saved.withLock { saved in
             if saved != nil { return true }
             var original = termios()
@@ -61,7 +61,7 @@ public enum Terminal {
     }
 
     /// Puts back the settings raw mode replaced; does nothing when raw mode is off.
-    public static func restore() {
+    static func restore() {
         saved.withLock { saved in
             guard var original = saved else { return }
             _ = tcsetattr(STDIN_FILENO, TCSANOW, &original)
@@ -71,7 +71,7 @@ public enum Terminal {
 
     /// Makes sure the terminal is restored however the process ends: at `exit`, and on SIGTERM,
     /// SIGHUP and SIGQUIT (which then end the process with status 128 + the signal number).
-    public static func restoreOnTermination() {
+    static func restoreOnTermination() {
         atexit { Terminal.restore() }
         signalSources.withLock { sources in
             guard sources.isEmpty else { return }

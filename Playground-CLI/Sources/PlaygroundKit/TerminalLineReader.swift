@@ -14,7 +14,7 @@ import Darwin
 /// settings before the line is returned, so commands run with Ctrl-C delivering SIGINT. Keys
 /// typed or pasted after Enter are kept for the next line. The blocking reads happen on a
 /// private queue.
-public final class TerminalLineReader: LineSource, Sendable {
+final class TerminalLineReader: LineSource, Sendable {
     private let console: Console
     private let prompt: String
     private let promptWidth: Int
@@ -25,7 +25,7 @@ public final class TerminalLineReader: LineSource, Sendable {
     /// Creates a reader.
     ///
     /// - Parameter console: Where the prompt and the line are drawn.
-    public init(console: Console) {
+    init(console: Console) {
         self.console = console
         self.prompt = console.paint(">", .cyan) + " "
         self.promptWidth = 2
@@ -35,7 +35,7 @@ public final class TerminalLineReader: LineSource, Sendable {
     ///
     /// - Parameter history: The lines entered before, for the up and down keys.
     /// - Returns: The line, or `nil` after Ctrl-D on an empty line or at the end of the input.
-    public func nextLine(history: [String]) async -> String? {
+    func nextLine(history: [String]) async -> String? {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.edit(history: history)) }
         }
