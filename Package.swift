@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Jewzruxin", targets: ["Jewzruxin"]),
         .library(name: "JewzruxinSandbox", targets: ["JewzruxinSandbox"]),
         .library(name: "JewzruxinFluent", targets: ["JewzruxinFluent"]),
+        .library(name: "JewzruxinTesting", targets: ["JewzruxinTesting"]),
         .executable(name: "playground", targets: ["playground"]),
     ],
     targets: [
@@ -14,6 +15,8 @@ let package = Package(
         .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth"]),
         // Swallow-style `WebService` / `ServiceTask` chains over the core `HTTPCycle` engine.
         .target(name: "JewzruxinFluent", dependencies: ["Jewzruxin"]),
+        // Test doubles for code built on the library: `MockSession`, a transport that answers from stubs.
+        .target(name: "JewzruxinTesting", dependencies: ["Jewzruxin"]),
         // Hashes, auth-param parsing and Digest computation shared by the client and the sandbox;
         // not a product: its API is `package`-level.
         .target(name: "JewzruxinAuth"),
@@ -36,7 +39,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinTests",
-            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth", "JewzruxinTestSupport"],
+            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth", "JewzruxinTestSupport", "JewzruxinTesting"],
             resources: [.copy("Resources")]
         ),
         .testTarget(

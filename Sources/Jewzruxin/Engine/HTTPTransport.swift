@@ -9,7 +9,7 @@ import FoundationNetworking
 /// A session uses URLSession unless it is given another transport (Swallow's
 /// `SessionDataTaskDataSource`). Everything above it — processors, content handlers, retries,
 /// authentication, 307/308 redirects, the fluent layer — runs the same on any transport.
-/// ``MockSession`` is one, for tests that need no server.
+/// `MockSession`, in the `JewzruxinTesting` library, is one, for tests that need no server.
 ///
 /// A transport reports what happens to each transfer through the ``HTTPTransferEvents`` it is given,
 /// in this order: at most one ``HTTPTransferEvents/didReceive(_:)-(HTTPURLResponse)`` per response

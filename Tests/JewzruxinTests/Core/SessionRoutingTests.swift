@@ -4,6 +4,7 @@ import Testing
 @testable import Jewzruxin
 import JewzruxinSandbox
 import JewzruxinTestSupport
+import JewzruxinTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

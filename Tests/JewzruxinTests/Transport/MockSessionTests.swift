@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Jewzruxin
+import JewzruxinTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Jewzruxin
 
 /// A transport that answers from stubs instead of the network, and records the requests it gets.
 ///
@@ -128,6 +129,15 @@ public final class MockSession: HTTPTransport {
         state.withLock { $0.requests.removeAll() }
     }
 
+    /// Records `request`, with its upload's body, and makes a transfer that answers it from the
+    /// stub it matches, or fails with ``MockSessionError/noStub(method:url:)``.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it goes on the wire.
+    ///   - upload: The body to send instead of the request's, for an upload.
+    ///   - events: Where the transfer reports the answer.
+    /// - Returns: The transfer, which answers once the engine resumes it and the stub's delay has
+    ///   passed.
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
         var recorded = request
         switch upload {
@@ -226,6 +236,7 @@ public enum MockSessionError: Error, Sendable, CustomStringConvertible {
     /// No stub matches the request's method and path.
     case noStub(method: HTTPMethod, url: URL?)
 
+    /// A sentence naming the request that found no stub.
     public var description: String {
         switch self {
         case .noStub(let method, let url):
