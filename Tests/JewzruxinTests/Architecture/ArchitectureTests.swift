@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The folder tree of `Sources/Jewzruxin` is its dependency graph (ARCHITECTURE.md): these tests
+/// read the module's sources and fail when a file names what its folder may not use.
+@Suite("Architecture: the folders are the dependency graph")
+struct ArchitectureTests {
+    /// `Sources/Jewzruxin` of this package, found from this file's path.
+    static let moduleRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/Jewzruxin")
+
+    static let knownLayers: Set<String> = ["Support", "Text", "URITemplate", "Model", "Engine", "Defaults"]
+
+    @Test("no file names what its folder may not use")
+    func noBackwardReference() throws {
+        let check = try LayerCheck(root: Self.moduleRoot)
+        #expect(check.files.count > 50, "the sources were found")
+        let violations = check.violations()
+        #expect(violations.isEmpty, "\(violations.map(\.description).joined(separator: "\n"))")
+    }
+
+    @Test("every file sits in a folder the rule knows")
+    func everyFileHasALayer() throws {
+        let check = try LayerCheck(root: Self.moduleRoot)
+        for path in check.files.keys {
+            guard let layer = LayerCheck.layer(of: path) else {
+                Issue.record("\(path) is outside every folder of the rule")
+                continue
+            }
+            let known = Self.knownLayers.contains(layer) || layer.hasPrefix("Features/") || layer.hasPrefix("Transports/")
+            #expect(known, "\(path) is in \(layer), a folder the rule doesn't know")
+        }
+    }
+
+    @Test("the module imports none of the package's modules built on it")
+    func noUpwardImport() throws {
+        let check = try LayerCheck(root: Self.moduleRoot)
+        for (path, text) in check.files {
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
+                for module in ["JewzruxinFluent", "JewzruxinSandbox", "JewzruxinTesting", "PlaygroundKit"] {
+                    #expect(!line.hasSuffix(" " + module), "\(path) imports \(module)")
+                }
+            }
+        }
+    }
+
+    @Test("planted backward references are reported, each where it is")
+    func plantedReferencesAreFound() throws {
+        var files = try LayerCheck(root: Self.moduleRoot).files
+        files["Engine/Planted.swift"] = """
+            // NativeTransport in a comment is fine, and so is "URLSessionTransport" in a string.
+            let planted: NativeTransport? = nil
+            let label = "URLSessionTransport"
+            func plant(_ session: HTTPSession) { _ = session.networkActivityIndicator }
+            """
+        files["Model/Planted.swift"] = "struct PlantedModel { var policy: RetryPolicy }\n"
+        files["Transports/Native/Planted.swift"] = "let plantedFallback: URLSessionTransport? = nil\nlet plantedRedirects = RedirectPolicy.standard\n"
+        files["Features/Retry/Planted.swift"] = "let plantedExchange: NativeExchange? = nil\n"
+        let found = Set(LayerCheck(files: files).violations().map { "\($0.file):\($0.line) \($0.name)" })
+        #expect(found == [
+            "Engine/Planted.swift:2 NativeTransport",
+            "Engine/Planted.swift:4 networkActivityIndicator",
+            "Model/Planted.swift:1 RetryPolicy",
+            "Transports/Native/Planted.swift:1 URLSessionTransport",
+            "Transports/Native/Planted.swift:2 RedirectPolicy",
+            "Features/Retry/Planted.swift:1 NativeExchange",
+        ])
+    }
+
+    @Test("the rule: leaves use nothing above them, the engine only the model, features and transports not each other")
+    func rule() {
+        #expect(LayerCheck.may("Engine", use: "Model"))
+        #expect(!LayerCheck.may("Model", use: "Engine"))
+        #expect(!LayerCheck.may("Engine", use: "Features/Retry"))
+        #expect(!LayerCheck.may("Engine", use: "Transports/Native"))
+        #expect(LayerCheck.may("Features/Transfer", use: "Features/Content"))
+        #expect(!LayerCheck.may("Features/Retry", use: "Transports/URLSession"))
+        #expect(!LayerCheck.may("Transports/Native", use: "Transports/URLSession"))
+        #expect(!LayerCheck.may("Transports/Native", use: "Features/Content"))
+        #expect(LayerCheck.may("Transports/Native", use: "Engine"))
+        #expect(LayerCheck.may("Defaults", use: "Transports/Native"))
+        #expect(!LayerCheck.may("Text", use: "Model"))
+        #expect(LayerCheck.may("Model", use: "Text"))
+    }
+}
