@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import Jewzruxin
 import JewzruxinSandbox
@@ -240,5 +243,33 @@ extension ContentHandlingTests {
                 await settle(session)
             }
         }
+    }
+}
+
+/// A handler many cycles share (``SelectiveDiscarder/shared``) can have its settings changed while
+/// they use it: each response is judged by the settings of one moment, never a torn mix.
+@Suite("SelectiveDiscarder: shared settings")
+struct SharedDiscarderSettingsTests {
+    @Test("settings changed while responses are prepared on other threads are read whole")
+    func settingsChangeWhileInUse() throws {
+        let discarder = SelectiveDiscarder(acceptableResponses: [200], acceptableContentTypes: [])
+        let url = try #require(URL(string: "http://h/"))
+        let ok = HTTPResponse(core: HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "text/plain"]))
+        let refusals = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 2_000) { index in
+            if index.isMultiple(of: 2) {
+                // Alternately take only 200, or only 204 and text/plain.
+                discarder.acceptableResponses = index.isMultiple(of: 4) ? [200] : [204]
+                discarder.acceptableContentTypes = index.isMultiple(of: 4) ? [] : ["text/plain"]
+            } else {
+                do { try discarder.prepare(for: ok) } catch { refusals.withLock { $0 += 1 } }
+            }
+        }
+        discarder.acceptableResponses = [200]
+        discarder.acceptableContentTypes = ["text/*"]
+        #expect(discarder.acceptableResponses == [200] && discarder.acceptableContentTypes == ["text/*"])
+        #expect(throws: Never.self) { try discarder.prepare(for: ok) }
+        #expect(discarder.response?.statusCode == 200)
+        #expect(refusals.withLock { $0 } <= 1_000)
     }
 }

@@ -15,20 +15,35 @@ import Foundation
 /// and body. Used alone, the discarder keeps no content and no state of its own beyond the response
 /// it last saw (kept behind a lock), so ``shared`` serves any number of cycles at once.
 ///
-/// Settings are read while a response is handled: set them before the cycle starts.
-// @unchecked: the engine makes calls one at a time (see ``ContentHandler``); settings are written
-// before a cycle starts, and the class-level defaults are behind a lock.
+/// Its settings are behind a lock: changing them while cycles use the handler (``shared`` serves
+/// many) is safe, and applies to the next response each cycle prepares for.
+// @unchecked: open for subclassing; its own state (settings, the response) is behind `state`, the
+// class-level defaults behind `settings`; the engine makes a subclass's calls one at a time (see
+// ``ContentHandler``).
 open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// A discarder with the default settings, for cycles whose body is of no interest.
     public static let shared = SelectiveDiscarder()
 
     /// The statuses whose body is taken; empty takes any.
-    public var acceptableResponses: Set<Int>
+    public var acceptableResponses: Set<Int> {
+        get { state.withLock { $0.acceptableResponses } }
+        set { state.withLock { $0.acceptableResponses = newValue } }
+    }
     /// The media types whose body is taken (`application/json`, `image/*`); empty takes any.
-    public var acceptableContentTypes: [String]
+    public var acceptableContentTypes: [String] {
+        get { state.withLock { $0.acceptableContentTypes } }
+        set { state.withLock { $0.acceptableContentTypes = newValue } }
+    }
     /// The response being handled, set by ``prepare(for:)``; its data is empty.
-    public var response: HTTPResponse? { currentResponse.withLock { $0 } }
-    private let currentResponse = Locked<HTTPResponse?>(nil)
+    public var response: HTTPResponse? { state.withLock { $0.response } }
+
+    private struct State {
+        var acceptableResponses: Set<Int>
+        var acceptableContentTypes: [String]
+        var response: HTTPResponse?
+    }
+
+    private let state: Locked<State>
 
     /// Creates a handler.
     ///
@@ -38,8 +53,9 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     ///   - acceptableContentTypes: The media types taken; `nil` uses the class's
     ///     ``defaultAcceptableContentTypes``.
     public init(acceptableResponses: Set<Int>? = nil, acceptableContentTypes: [String]? = nil) {
-        self.acceptableResponses = acceptableResponses ?? Self.defaultAcceptableResponses
-        self.acceptableContentTypes = acceptableContentTypes ?? Self.defaultAcceptableContentTypes
+        self.state = Locked(State(
+            acceptableResponses: acceptableResponses ?? Self.defaultAcceptableResponses,
+            acceptableContentTypes: acceptableContentTypes ?? Self.defaultAcceptableContentTypes))
     }
 
     // MARK: Class-level defaults
@@ -113,7 +129,10 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
     /// - Throws: ``ContentHandlerError`` with ``ContentHandlerError/Code/unacceptableStatus`` or
     ///   ``ContentHandlerError/Code/unacceptableContentType``.
     open func prepare(for response: HTTPResponse) throws {
-        currentResponse.withLock { $0 = response }
+        let (acceptableResponses, acceptableContentTypes) = state.withLock { s in
+            s.response = response
+            return (s.acceptableResponses, s.acceptableContentTypes)
+        }
         let status = response.statusCode ?? 0
         guard acceptableResponses.isEmpty || acceptableResponses.contains(status) else {
             throw ContentHandlerError(
@@ -148,7 +167,7 @@ open class SelectiveDiscarder: ContentHandler, @unchecked Sendable {
 
     /// Forgets the response.
     open func cleanup() {
-        currentResponse.withLock { $0 = nil }
+        state.withLock { $0.response = nil }
     }
 
     /// Whether `type` matches `pattern`, such as `text/html`, `image/*`, `*/*` or `application/*+json`.

@@ -125,7 +125,7 @@ public final class NativeTransport: HTTPTransport {
     }
 
     /// The connections open (or opening) to all hosts.
-    public var openConnectionCount: Int {
+    var openConnectionCount: Int {
         pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.connectionCount }
     }
 
