@@ -189,16 +189,11 @@ extension HTTPCycle {
         return error.domain == NSURLErrorDomain && error.code == NSURLErrorCancelled
     }
 
+    /// A transport's error as the cycle reports it: ``HTTPError`` as it is, a cancellation as
+    /// ``HTTPError/cancelled``, any other URL error as ``HTTPError/transport(_:)``.
     static func mapTransportError(_ error: any Error) -> any Error {
         if let error = error as? HTTPError { return error }
-        let urlError: URLError
-        if let error = error as? URLError {
-            urlError = error
-        } else {
-            let ns = error as NSError
-            guard ns.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: ns.code) else { return error }
-            urlError = URLError(code, userInfo: ns.userInfo)
-        }
+        guard let urlError = URLError(bridging: error) else { return error }
         if urlError.code == .cancelled { return HTTPError.cancelled }
         return HTTPError.transport(urlError)
     }

@@ -81,3 +81,17 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension URLError {
+    /// `error` as a `URLError`: itself, or an `NSError` of the URL error domain with a known code
+    /// (as FoundationNetworking reports some failures); `nil` for any other error.
+    init?(bridging error: any Error) {
+        if let error = error as? URLError {
+            self = error
+            return
+        }
+        let ns = error as NSError
+        guard ns.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: ns.code) else { return nil }
+        self = URLError(code, userInfo: ns.userInfo)
+    }
+}

@@ -57,11 +57,15 @@ struct ArchitectureTests {
         files["Model/Planted.swift"] = "struct PlantedModel { var policy: RetryPolicy }\n"
         files["Transports/Native/Planted.swift"] = "let plantedFallback: URLSessionTransport? = nil\nlet plantedRedirects = RedirectPolicy.standard\n"
         files["Features/Retry/Planted.swift"] = "let plantedExchange: NativeExchange? = nil\n"
+        // A nested type of the engine named through its owner counts; one of Foundation's doesn't.
+        files["Model/PlantedNested.swift"] = "let plantedCode: URLError.Code? = nil\nlet plantedSource: HTTPCycle.UploadSource? = nil\n"
         let found = Set(LayerCheck(files: files).violations().map { "\($0.file):\($0.line) \($0.name)" })
         #expect(found == [
             "Engine/Planted.swift:2 NativeTransport",
             "Engine/Planted.swift:4 networkActivityIndicator",
             "Model/Planted.swift:1 RetryPolicy",
+            "Model/PlantedNested.swift:2 HTTPCycle",
+            "Model/PlantedNested.swift:2 UploadSource",
             "Transports/Native/Planted.swift:1 URLSessionTransport",
             "Transports/Native/Planted.swift:2 RedirectPolicy",
             "Features/Retry/Planted.swift:1 NativeExchange",

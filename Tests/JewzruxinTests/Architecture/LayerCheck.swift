@@ -106,9 +106,11 @@ struct LayerCheck {
             guard let layer = Self.layer(of: path) else { continue }
             let local = Self.genericParameters(in: code)
             for (index, line) in code.enumerated() {
-                for (token, afterDot) in Self.references(in: line) where !local.contains(token) {
-                    // A type anywhere; a member another layer added only where it is used as one.
-                    guard let owners = types[token] ?? (afterDot ? foreignMembers[token] : nil),
+                for (token, afterDot, qualifier) in Self.references(in: line) where !local.contains(token) {
+                    // A type anywhere but as a member of a type not ours (`URLError.Code`); a member
+                    // another layer added only where it is used as one.
+                    let ownType = !afterDot || qualifier.map { types[$0] != nil } ?? true
+                    guard let owners = (ownType ? types[token] : nil) ?? (afterDot ? foreignMembers[token] : nil),
                           !owners.contains(where: { Self.may(layer, use: $0) }),
                           !(declared[token] ?? []).contains(where: { Self.may(layer, use: $0) })
                     else { continue }
@@ -178,20 +180,27 @@ struct LayerCheck {
         return tokens
     }
 
-    /// The identifiers of `line`, each with whether it follows a `.` (a member reference).
-    static func references(in line: String) -> [(String, afterDot: Bool)] {
-        var result: [(String, afterDot: Bool)] = []
+    /// The identifiers of `line`, each with whether it follows a `.` (a member reference) and, if so,
+    /// the identifier before the dot (its qualifier, as in `URLError.Code`), if any.
+    static func references(in line: String) -> [(String, afterDot: Bool, qualifier: String?)] {
+        var result: [(String, afterDot: Bool, qualifier: String?)] = []
         var current = ""
         var previous: Character = " "
         var startsAfterDot = false
+        var qualifier: String?
+        var lastWord: String?
         for c in line + " " {
             if c == "_" || c.isLetter || c.isNumber {
-                if current.isEmpty { startsAfterDot = previous == "." }
+                if current.isEmpty {
+                    startsAfterDot = previous == "."
+                    qualifier = startsAfterDot ? lastWord : nil
+                }
                 current.append(c)
             } else {
                 if let first = current.first, !first.isNumber, !keywords.contains(current) {
-                    result.append((current, startsAfterDot))
+                    result.append((current, startsAfterDot, qualifier))
                 }
+                if !current.isEmpty { lastWord = c == "." ? current : nil } else if c != "." && !c.isWhitespace { lastWord = nil }
                 current = ""
             }
             if !c.isWhitespace { previous = c }

@@ -9,14 +9,7 @@ extension URLSessionTransport {
     /// `error` as this transport reports it to the engine: a certificate failure as
     /// `URLError(.serverCertificateUntrusted)`, anything else unchanged.
     static func reportedError(_ error: any Error) -> any Error {
-        let urlError: URLError
-        if let error = error as? URLError {
-            urlError = error
-        } else {
-            let ns = error as NSError
-            guard ns.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: ns.code) else { return error }
-            urlError = URLError(code, userInfo: ns.userInfo)
-        }
+        guard let urlError = URLError(bridging: error) else { return error }
         return untrustedCertificateError(urlError) ?? error
     }
 
