@@ -50,7 +50,7 @@ extension HTTPCycle {
     }
 
     /// What a finished transfer left, with what the judgement needs, taken out under the lock.
-    private struct Outcome {
+    private struct Finished {
         var response: HTTPResponse
         var sent: HTTPRequest
         var feed: ContentFeed
@@ -62,71 +62,71 @@ extension HTTPCycle {
     }
 
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        let taken = locked.withLock { s -> Outcome? in
+        let taken = locked.withLock { s -> Finished? in
             guard let completed = s.machine.transportCompleted(attempt: attempt, error: transportError) else { return nil }
-            return Outcome(
+            return Finished(
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
                 error: completed.error.map(Self.mapTransportError),
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
                 counters: s.machine.counters, solicited: s.settings.solicited)
         }
-        guard var outcome = taken else { return }
-        outcome.response.data = outcome.feed.bodySoFar
-        judge(outcome, attempt: attempt)
+        guard var finished = taken else { return }
+        finished.response.data = finished.feed.bodySoFar
+        judge(finished, attempt: attempt)
     }
 
-    private func judge(_ outcome: Outcome, attempt: Int) {
-        var outcome = outcome
-        if outcome.error == nil, !outcome.response.hasHead {
+    private func judge(_ finished: Finished, attempt: Int) {
+        var finished = finished
+        if finished.error == nil, !finished.response.hasHead {
             // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
             // no response.
-            outcome.error = HTTPError.transport(URLError(.badServerResponse, userInfo: [
+            finished.error = HTTPError.transport(URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without an HTTP response.",
-                NSURLErrorFailingURLErrorKey: outcome.sent.url as Any,
+                NSURLErrorFailingURLErrorKey: finished.sent.url as Any,
             ]))
         }
-        if outcome.error == nil, let status = outcome.response.statusCode {
-            if status == 401, let request = challengeAnswer(outcome) {
-                outcome.feed.abandon()
+        if finished.error == nil, let status = finished.response.statusCode {
+            if status == 401, let request = challengeAnswer(finished) {
+                finished.feed.abandon()
                 resend(request, after: attempt, reason: .authentication)
                 return
             }
-            switch session.redirectPolicy.action(for: outcome.response, request: outcome.sent, redirectCount: outcome.counters.redirects) {
+            switch session.redirectPolicy.action(for: finished.response, request: finished.sent, redirectCount: finished.counters.redirects) {
             case .follow(let request, let keepsBody):
-                outcome.feed.abandon()
+                finished.feed.abandon()
                 resend(request, after: attempt, reason: .redirect, keepsUpload: keepsBody)
                 return
             case .fail(let error):
-                outcome.feed.abandon()
-                finish(attempt: attempt, response: outcome.response, error: error)
+                finished.feed.abandon()
+                finish(attempt: attempt, response: finished.response, error: error)
                 return
             case .deliver:
                 break
             }
             if session.shouldTreatStatusCodeAsFailure(status) {
-                outcome.error = HTTPError.statusCodeSeemsToHaveErred(outcome.response)
+                finished.error = HTTPError.statusCodeSeemsToHaveErred(finished.response)
             }
-            if outcome.error == nil, let refusal = outcome.feed.refusal(for: outcome.response) {
-                outcome.error = refusal
+            if finished.error == nil, let refusal = finished.feed.refusal(for: finished.response) {
+                finished.error = refusal
             }
         }
-        if let error = outcome.error {
+        if let error = finished.error {
             // Whatever happens next, this try's body (a partial file) is of no use.
-            outcome.feed.abandon()
+            finished.feed.abandon()
             if let delay = session.retryDelay(
-                for: self, error: error, response: outcome.response.hasHead ? outcome.response : nil,
-                retriedCount: outcome.counters.retried, solicited: outcome.solicited),
+                for: self, error: error, response: finished.response.hasHead ? finished.response : nil,
+                retriedCount: finished.counters.retried, solicited: finished.solicited),
                scheduleRetry(after: attempt, delay: delay) {
                 return
             }
-            finish(attempt: attempt, response: outcome.response, error: error)
+            finish(attempt: attempt, response: finished.response, error: error)
             return
         }
-        let processors = outcome.feed.download == nil ? outcome.responseProcessors ?? session.responseProcessors : []
-        if outcome.feed.isImplicit && processors.isEmpty {
-            conclude(outcome.response, feed: outcome.feed, processors: [], attempt: attempt)
+        let processors = finished.feed.download == nil ? finished.responseProcessors ?? session.responseProcessors : []
+        if finished.feed.isImplicit && processors.isEmpty {
+            conclude(finished.response, feed: finished.feed, processors: [], attempt: attempt)
         } else {
-            let (response, feed) = (outcome.response, outcome.feed)
+            let (response, feed) = (finished.response, finished.feed)
             session.workerQueue.addOperation { self.conclude(response, feed: feed, processors: processors, attempt: attempt) }
         }
     }
@@ -154,16 +154,16 @@ extension HTTPCycle {
 
     /// The request answering a 401's challenges with an `Authorization`, once (twice for a stale
     /// Digest nonce); `nil` when no authentication answers or answers were already refused.
-    private func challengeAnswer(_ outcome: Outcome) -> HTTPRequest? {
-        let authentications = outcome.authentications ?? session.authentications
+    private func challengeAnswer(_ finished: Finished) -> HTTPRequest? {
+        let authentications = finished.authentications ?? session.authentications
         guard !authentications.isEmpty else { return nil }
-        let failures = outcome.counters.authenticationFailures
-        guard failures == 0 || (failures == 1 && Self.isStaleChallenge(outcome.response)) else { return nil }
+        let failures = finished.counters.authenticationFailures
+        guard failures == 0 || (failures == 1 && Self.isStaleChallenge(finished.response)) else { return nil }
         for authentication in authentications {
             guard let value = authentication.authorization(
-                for: outcome.response, request: outcome.sent, previousFailureCount: failures)
+                for: finished.response, request: finished.sent, previousFailureCount: failures)
             else { continue }
-            var request = outcome.sent
+            var request = finished.sent
             request.setValue(value, forHTTPHeaderField: "Authorization")
             return request
         }

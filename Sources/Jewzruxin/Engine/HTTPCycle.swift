@@ -19,7 +19,7 @@ public final class HTTPCycle: Sendable {
     /// The session that runs this cycle.
     public let session: HTTPSession
 
-    let locked: Jewzruxin.Locked<Locked>
+    let locked: Locked<Guarded>
 
     struct Completion: Sendable {
         /// Async callers are told about explicit cancels too, so they never wait forever.
@@ -28,7 +28,7 @@ public final class HTTPCycle: Sendable {
     }
 
     /// What the cycle's lock guards: its lifecycle, what the caller configured, and the response.
-    struct Locked: Sendable {
+    struct Guarded: Sendable {
         var machine = StateMachine()
         var settings: Settings
         var response = HTTPResponse()
@@ -60,7 +60,7 @@ public final class HTTPCycle: Sendable {
     ///   - session: The session to run on, ``HTTPSession/default`` by default.
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
         self.session = session
-        self.locked = Jewzruxin.Locked(Locked(settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
+        self.locked = Locked(Guarded(settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
     }
 
     // MARK: Properties
@@ -188,7 +188,7 @@ public final class HTTPCycle: Sendable {
     }
 }
 
-extension HTTPCycle.Locked {
+extension HTTPCycle.Guarded {
     /// Resets what the cycle shows of the previous run.
     mutating func beginRun() {
         response = HTTPResponse()
