@@ -7,13 +7,13 @@ extension HTTPCycle {
         var requestObject: (any Sendable)?
         var requestProcessors: [HTTPProcessor]?
         var responseProcessors: [HTTPProcessor]?
-        var authentications: [Authentication]?
+        var authentications: [any HTTPAuthenticator]?
         var solicited: Bool
         var session: HTTPSession
 
         init(
             _ parameters: [String: any Sendable]?, _ requestObject: (any Sendable)?, _ requestProcessors: [HTTPProcessor]?,
-            _ responseProcessors: [HTTPProcessor]?, _ authentications: [Authentication]?, _ solicited: Bool,
+            _ responseProcessors: [HTTPProcessor]?, _ authentications: [any HTTPAuthenticator]?, _ solicited: Bool,
             _ session: HTTPSession
         ) {
             self.parameters = parameters
@@ -78,7 +78,7 @@ extension HTTPCycle {
     public static func get(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.get, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -91,7 +91,7 @@ extension HTTPCycle {
     public static func head(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.head, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -104,7 +104,7 @@ extension HTTPCycle {
     public static func delete(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.delete, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -129,7 +129,7 @@ extension HTTPCycle {
     public static func post(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.post, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -142,7 +142,7 @@ extension HTTPCycle {
     public static func put(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.put, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -155,7 +155,7 @@ extension HTTPCycle {
     public static func patch(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         completionHandler: @escaping CompletionHandler
     ) throws -> HTTPCycle {
         try request(.patch, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session), completionHandler)
@@ -180,7 +180,7 @@ extension HTTPCycle {
     public static func get(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.get, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
@@ -190,7 +190,7 @@ extension HTTPCycle {
     public static func head(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.head, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
@@ -200,7 +200,7 @@ extension HTTPCycle {
     public static func delete(
         _ urlString: String, parameters: [String: any Sendable]? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.delete, urlString, Options(parameters, nil, requestProcessors, responseProcessors, authentications, solicited, session))
     }
@@ -210,7 +210,7 @@ extension HTTPCycle {
     public static func post(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.post, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }
@@ -220,7 +220,7 @@ extension HTTPCycle {
     public static func put(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.put, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }
@@ -230,7 +230,7 @@ extension HTTPCycle {
     public static func patch(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestObject: (any Sendable)? = nil,
         requestProcessors: [HTTPProcessor]? = nil, responseProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default
     ) async throws -> HTTPCycle {
         try await run(.patch, urlString, Options(parameters, requestObject, requestProcessors, responseProcessors, authentications, solicited, session))
     }

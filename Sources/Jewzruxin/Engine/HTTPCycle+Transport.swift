@@ -56,7 +56,7 @@ extension HTTPCycle {
         var feed: ContentFeed
         var error: (any Error)?
         var responseProcessors: [HTTPProcessor]?
-        var authentications: [Authentication]?
+        var authentications: [any HTTPAuthenticator]?
         var counters: StateMachine.Counters
         var solicited: Bool
     }

@@ -43,7 +43,7 @@ public final class HTTPCycle: Sendable {
         var solicited = false
         var requestProcessors: [HTTPProcessor]?
         var responseProcessors: [HTTPProcessor]?
-        var authentications: [Authentication]?
+        var authentications: [any HTTPAuthenticator]?
         var timeoutIntervalForResource: TimeInterval?
         var contentHandler: (any ContentHandler)?
         var uploadSource: UploadSource?
@@ -115,7 +115,7 @@ public final class HTTPCycle: Sendable {
     }
 
     /// What answers authentication challenges; `nil` uses the session's.
-    public var authentications: [Authentication]? {
+    public var authentications: [any HTTPAuthenticator]? {
         get { locked.withLock { $0.settings.authentications } }
         set { locked.withLock { $0.settings.authentications = newValue } }
     }

@@ -40,7 +40,7 @@ public final class HTTPSession: Sendable {
         weak var delegate: (any HTTPSessionDelegate)?
         var requestProcessors: [HTTPProcessor] = []
         var responseProcessors: [HTTPProcessor] = []
-        var authentications: [Authentication] = []
+        var authentications: [any HTTPAuthenticator] = []
         var retryStrategy: any HTTPRetryStrategy
         var redirectPolicy: any HTTPRedirectPolicy
         var runActivity: (any RunActivity)?
@@ -112,7 +112,7 @@ public final class HTTPSession: Sendable {
 
     /// Authentications for every cycle of this session whose own ``HTTPCycle/authentications`` is
     /// `nil`.
-    public var authentications: [Authentication] {
+    public var authentications: [any HTTPAuthenticator] {
         get { shared.withLock { $0.authentications } }
         set { shared.withLock { $0.authentications = newValue } }
     }

@@ -28,6 +28,16 @@ private final class OneQuickRetry: HTTPRetryStrategy {
     }
 }
 
+/// Answers a Basic challenge with fixed credentials: a struct, not a subclass of Authentication.
+private struct FixedBasic: HTTPAuthenticator {
+    let asked = Locked(0)
+
+    func authorization(for response: HTTPResponse, request: HTTPRequest, previousFailureCount: Int) -> String? {
+        asked.withLock { $0 += 1 }
+        return "Basic " + Data("test:12345".utf8).base64EncodedString()
+    }
+}
+
 /// The engine reaches redirects and retries through the session's seams: a policy of the caller's
 /// replaces the library's on every transport.
 @Suite("Seams: redirect policy and retry strategy", .onEveryTransport)
@@ -81,6 +91,19 @@ struct SeamTests {
             let second = try await outcome { try HTTPCycle.get(sandbox.string("/flaky/?key=seam2&fail=2&code=503"), session: session, completionHandler: $0) }
             #expect((second.error as? HTTPError)?.statusCode == 503, "one retry only")
             #expect(sandbox.requestCount(forFlakyKey: "seam2") == 2)
+            await session.drain()
+        }
+    }
+
+    @Test("an authenticator of the caller's (a struct) answers the challenge, once")
+    func customAuthenticator() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let authenticator = FixedBasic()
+            session.authentications = [authenticator]
+            let cycle = try await HTTPCycle.get(sandbox.string("/hello_with_basic_auth/"), session: session)
+            #expect(cycle.response.text == "Hello World")
+            #expect(authenticator.asked.withLock { $0 } == 1)
             await session.drain()
         }
     }

@@ -21,7 +21,7 @@ extension HTTPCycle {
     public static func upload(
         _ urlString: String, source: UploadSource, method: HTTPMethod = .post,
         parameters: [String: any Sendable]? = nil, requestProcessors: [HTTPProcessor]? = nil,
-        responseProcessors: [HTTPProcessor]? = nil, authentications: [Authentication]? = nil,
+        responseProcessors: [HTTPProcessor]? = nil, authentications: [any HTTPAuthenticator]? = nil,
         solicited: Bool = false, session: HTTPSession = .default,
         didSendBodyDataHandler: DidSendBodyDataHandler? = nil,
         completionHandler: @escaping CompletionHandler
@@ -55,7 +55,7 @@ extension HTTPCycle {
     @discardableResult
     public static func download(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         didWriteDataHandler: DidWriteBodyDataHandler? = nil,
         downloadFileHandler: @escaping DownloadFileHandler,
         completionHandler: @escaping CompletionHandler
@@ -74,7 +74,7 @@ extension HTTPCycle {
     public static func upload(
         _ urlString: String, source: UploadSource, method: HTTPMethod = .post,
         parameters: [String: any Sendable]? = nil, requestProcessors: [HTTPProcessor]? = nil,
-        responseProcessors: [HTTPProcessor]? = nil, authentications: [Authentication]? = nil,
+        responseProcessors: [HTTPProcessor]? = nil, authentications: [any HTTPAuthenticator]? = nil,
         solicited: Bool = false, session: HTTPSession = .default,
         didSendBodyDataHandler: DidSendBodyDataHandler? = nil
     ) async throws -> HTTPCycle {
@@ -93,7 +93,7 @@ extension HTTPCycle {
     @discardableResult
     public static func download(
         _ urlString: String, parameters: [String: any Sendable]? = nil, requestProcessors: [HTTPProcessor]? = nil,
-        authentications: [Authentication]? = nil, solicited: Bool = false, session: HTTPSession = .default,
+        authentications: [any HTTPAuthenticator]? = nil, solicited: Bool = false, session: HTTPSession = .default,
         didWriteDataHandler: DidWriteBodyDataHandler? = nil,
         downloadFileHandler: @escaping DownloadFileHandler
     ) async throws -> HTTPCycle {
