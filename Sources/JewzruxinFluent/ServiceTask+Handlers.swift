@@ -189,11 +189,7 @@ extension ServiceTask {
     static func json(from response: HTTPResponse?) throws -> JSON {
         let response = response ?? HTTPResponse()
         if let json = response.content as? JSON { return json }
-        do {
-            return try JSON(data: response.data)
-        } catch {
-            throw unparsable(response, "the body is not valid JSON", error)
-        }
+        return try JSON(body: response.data, of: response)
     }
 
     /// The body of a response decoded as `type`.

@@ -204,6 +204,33 @@ struct ServiceTaskTests {
         }
     }
 
+    @Test("a body that isn't JSON fails responseJSON and json() with the core's error: reason, decoding error and raw bytes")
+    func malformedJSONErrorShape() async throws {
+        try await withSandbox { sandbox in
+            let raw = Data("Hello World".utf8)
+            let got = Mutex<ContentHandlerError?>(nil)
+            let done = await waitForCall { done in
+                makeService(sandbox).GET("/hello/")
+                    .responseJSON { _ in Issue.record("not JSON") }
+                    .responseError { error in
+                        got.withLock { $0 = error as? ContentHandlerError }
+                        done()
+                    }
+            }
+            #expect(done)
+            let handled = try #require(got.withLock { $0 })
+            let awaited = await #expect(throws: ContentHandlerError.self) { try await makeService(sandbox).GET("/hello/").json() }
+            for error in [handled, try #require(awaited)] {
+                #expect(error.code == .unparsableContent)
+                #expect(error.reason == JSON.invalidBodyReason)
+                #expect(error.underlyingError is DecodingError)
+                #expect(error.intermediateContent as? Data == raw)
+                #expect(error.response?.data == raw)
+                #expect(error.statusCode == 200)
+            }
+        }
+    }
+
     @Test("a transport error: error handlers get it and no response")
     func transportError() async throws {
         let closed = try RefusingPort()

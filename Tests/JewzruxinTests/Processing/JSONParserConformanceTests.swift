@@ -325,6 +325,42 @@ struct JSONParserConformanceTests {
     }
 }
 
+extension JSONParserConformanceTests {
+    @Test("JSONParser, HTTPJSONProcessor and JSON(body:of:) read a body the same way and fail with one error shape")
+    func oneBodyParse() throws {
+        let valid = Data(#"{"a":[1,2.5,"\u00e9"]}"#.utf8)
+        let expected: JSON = ["a": [1, 2.5, "é"]]
+        #expect(try JSON(body: valid, of: nil) == expected)
+        #expect(try JSONParser().content(from: valid) as? JSON == expected)
+        var good = HTTPResponse(data: valid)
+        try HTTPJSONProcessor().processResponse(&good)
+        #expect(good.object as? JSON == expected)
+
+        for body in ["{broken", "[1,]", "", "<html>"] {
+            let data = Data(body.utf8)
+            let direct = #expect(throws: ContentHandlerError.self) { try JSON(body: data, of: HTTPResponse(data: data)) }
+            #expect(direct?.code == .unparsableContent)
+            #expect(direct?.reason == JSON.invalidBodyReason)
+            #expect(direct?.underlyingError is DecodingError)
+            #expect(direct?.intermediateContent as? Data == data)
+            #expect(direct?.response?.data == data)
+
+            let parsed = #expect(throws: ContentHandlerError.self) { try JSONParser().content(from: data) }
+            #expect(parsed?.code == .unparsableContent)
+            #expect(parsed?.reason == JSON.invalidBodyReason)
+            #expect(parsed?.underlyingError is DecodingError)
+
+            var response = HTTPResponse(data: data)
+            let processed = #expect(throws: HTTPProcessorError.self) { try HTTPJSONProcessor().processResponse(&response) }
+            #expect(processed?.processor == "HTTPJSONProcessor")
+            #expect(processed?.reason == JSON.invalidBodyReason)
+            #expect(processed?.underlying is DecodingError)
+            #expect(response.object == nil)
+            #expect(response.data == data)
+        }
+    }
+}
+
 extension ContentHandlingTests {
     @Suite("JSONParser with the strict parser")
     struct StrictJSONParserTests {

@@ -14,14 +14,7 @@ open class JSONParser: Accumulator, @unchecked Sendable {
 
     /// Parses the bytes, then hands the value to ``content(from:)-(JSON)``.
     open override func content(from data: Data) throws -> (any Sendable)? {
-        let json: JSON
-        do {
-            json = try JSON(data: data)
-        } catch {
-            throw ContentHandlerError(
-                .unparsableContent, reason: "the body is not valid JSON", response: response, underlyingError: error)
-        }
-        return try content(from: json)
+        try content(from: JSON(body: data, of: response))
     }
 
     /// Makes the content from the parsed value: the value itself here.
@@ -29,5 +22,30 @@ open class JSONParser: Accumulator, @unchecked Sendable {
     /// Override it to build a model; a thrown error ends the cycle with the bytes kept.
     open func content(from json: JSON) throws -> (any Sendable)? {
         json
+    }
+}
+
+extension JSON {
+    /// The reason every reader of a JSON body gives when the body isn't JSON.
+    package static let invalidBodyReason = "the body is not valid JSON"
+
+    /// Parses a response body: the one way from body bytes to a ``JSON`` value, behind
+    /// ``JSONParser``, ``HTTPJSONProcessor`` and the fluent layer's `responseJSON`.
+    ///
+    /// - Parameters:
+    ///   - body: The body's bytes (see ``init(data:)`` for what is read as JSON).
+    ///   - response: The response the body belongs to, kept in the error.
+    /// - Throws: A ``ContentHandlerError`` of code ``ContentHandlerError/Code/unparsableContent`` with
+    ///   the reason ``invalidBodyReason``, the `DecodingError` of ``init(data:)`` as its
+    ///   ``ContentHandlerError/underlyingError`` and the raw bytes as its
+    ///   ``ContentHandlerError/intermediateContent``.
+    package init(body: Data, of response: HTTPResponse?) throws(ContentHandlerError) {
+        do {
+            self = try JSON(data: body)
+        } catch {
+            throw ContentHandlerError(
+                .unparsableContent, reason: Self.invalidBodyReason, response: response, underlyingError: error,
+                intermediateContent: body)
+        }
     }
 }

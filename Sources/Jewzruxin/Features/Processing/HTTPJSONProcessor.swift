@@ -23,13 +23,13 @@ open class HTTPJSONProcessor: HTTPProcessor, @unchecked Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     }
 
-    /// Parses the body into a ``JSON`` value.
+    /// Parses the body into a ``JSON`` value, as ``JSONParser`` does.
     /// - Throws: ``HTTPProcessorError`` wrapping the decoding error when the body isn't JSON.
     open override func processResponse(_ response: inout HTTPResponse) throws {
-        do {
-            response.object = try JSON(data: response.data)
+        do throws(ContentHandlerError) {
+            response.object = try JSON(body: response.data, of: response)
         } catch {
-            throw HTTPProcessorError(processor: "HTTPJSONProcessor", reason: "the response body is not valid JSON", underlying: error)
+            throw HTTPProcessorError(processor: "HTTPJSONProcessor", reason: error.reason, underlying: error.underlyingError)
         }
     }
 }
