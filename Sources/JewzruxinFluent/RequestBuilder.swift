@@ -30,42 +30,6 @@ enum RequestBuilder {
         }
     }
 
-    /// `path` resolved against `base`.
-    ///
-    /// An absolute URL (`scheme://…`) is used as it is. Otherwise the two are joined with exactly one
-    /// slash between them, whatever slashes either has on that side; a path that is empty or starts
-    /// with `?` or `#` is appended to the base as it is.
-    static func joined(base: String, path: String) -> String {
-        // Byte-level: the separators are ASCII, so every index found is a character boundary.
-        if isAbsolute(path) { return path }
-        let slash = UInt8(ascii: "/")
-        if path.utf8.first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? true { return base + path }
-        var baseEnd = base.utf8.endIndex
-        while baseEnd > base.utf8.startIndex, base.utf8[base.utf8.index(before: baseEnd)] == slash {
-            baseEnd = base.utf8.index(before: baseEnd)
-        }
-        let pathStart = path.utf8.firstIndex { $0 != slash } ?? path.utf8.endIndex
-        var joined = String(base[..<baseEnd])
-        joined.reserveCapacity(base.utf8.count + path.utf8.count + 1)
-        joined += "/"
-        joined += path[pathStart...]
-        return joined
-    }
-
-    /// Whether `string` starts with a URL scheme (a letter, then letters, digits, `+`, `-` or `.`)
-    /// followed by `://`.
-    static func isAbsolute(_ string: String) -> Bool {
-        let bytes = string.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return false }
-        let scheme = bytes[..<colon]
-        guard let first = scheme.first, isLetter(first) else { return false }
-        return scheme.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.".utf8.contains($0) }
-    }
-
-    private static func isLetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-    }
-
     /// The request for `method` on `urlString` with `parameters` and `options` encoded.
     ///
     /// - Throws: `HTTPError.invalidURL(_:reason:)` naming `urlString`, or the error of a parameter

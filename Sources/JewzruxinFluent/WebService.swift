@@ -48,12 +48,14 @@ public struct WebService: Sendable {
     ///
     /// `path` is joined to ``baseURLString`` with exactly one slash between them, whatever slashes
     /// either has on that side: `https://host/api/` and `/stores` give `https://host/api/stores`. A
-    /// query in `path` is kept (`/stores?zip=15217`), and a path that is an absolute URL
-    /// (`https://other.host/x`) is used as it is.
+    /// query in `path` is kept (`/stores?zip=15217`), a path that is empty or starts with `?` or `#`
+    /// is appended as it is, and a path that is an absolute URL (`https://other.host/x`) is used as
+    /// it is, as is any path when the base is empty. It is the rule `HTTPService` joins a profile's
+    /// base URL and templates by.
     /// - Parameter path: A path relative to the base URL, or an absolute URL.
     /// - Returns: The URL string, before parameters are added.
     public func absoluteURLString(_ path: String) -> String {
-        RequestBuilder.joined(base: baseURLString, path: path)
+        URLJoining.join(baseURLString, path)
     }
 
     /// Makes the task of a request.

@@ -28,6 +28,17 @@ struct RequestEncodingTests {
         #expect(WebService(baseURLString: base).absoluteURLString(path) == expected)
     }
 
+    @Test("paths join the base URL by HTTPService's rule: an empty base leaves the path as it is", arguments: [
+        ("", "stores", "stores"),
+        ("", "/stores", "/stores"),
+        ("http://host/api", "#top", "http://host/api#top"),
+        ("http://host", "/a://b", "http://host/a://b"),
+    ])
+    func joiningLikeHTTPService(base: String, path: String, expected: String) {
+        #expect(WebService(baseURLString: base).absoluteURLString(path) == expected)
+        #expect(URLJoining.join(base, path) == expected)
+    }
+
     @Test("GET, HEAD and DELETE merge their parameters with the path's query, keys sorted",
           arguments: [HTTPMethod.get, .head, .delete])
     func queryMethods(method: HTTPMethod) async throws {

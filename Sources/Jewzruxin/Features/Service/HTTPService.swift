@@ -255,26 +255,10 @@ open class HTTPService: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// The URL string of a base URL and an expanded template.
+    /// The URL string of a base URL and an expanded template, joined by the rule `WebService` shares
+    /// (see `URLJoining`).
     static func join(_ base: String, _ path: String) -> String {
-        if base.isEmpty || isAbsolute(path) { return path }
-        if path.isEmpty { return base }
-        if path.hasPrefix("?") || path.hasPrefix("#") {
-            return base + path
-        }
-        var base = Substring(base)
-        while base.hasSuffix("/") { base = base.dropLast() }
-        var path = Substring(path)
-        while path.hasPrefix("/") { path = path.dropFirst() }
-        return base + "/" + path
-    }
-
-    /// Whether a string starts with a URL scheme followed by `://`.
-    private static func isAbsolute(_ string: String) -> Bool {
-        guard let colon = string.firstIndex(of: ":"), string[colon...].hasPrefix("://") else { return false }
-        let scheme = string[..<colon]
-        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
-        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        URLJoining.join(base, path)
     }
 
     private func makeCycle(
