@@ -34,6 +34,10 @@ public enum Request {
         /// `key=value` pairs joined with `&`, keys sorted, every character but `A–Z a–z 0–9 - . _ ~`
         /// percent-encoded (a space is `%20`), with `Content-Type: application/x-www-form-urlencoded`.
         /// The default.
+        ///
+        /// The body is the query a `GET` would send for the same parameters, as in the Swallow seed.
+        /// It differs from the core's `FormData` and `HTTPFormProcessor`, which follow the WHATWG
+        /// serializer (`+` for a space, `*` kept, `~` encoded); form parsers read both the same way.
         case percent
         /// A JSON object, keys sorted, with `Content-Type: application/json`.
         case json

@@ -60,9 +60,9 @@ enum RequestBuilder {
     static func encode(_ parameters: [String: any Sendable], _ encoding: Request.ParameterEncoding) throws -> Data {
         switch encoding {
         case .percent:
-            // The query the core writes for these parameters, without its `?`: the same encoding
-            // and order as a GET's query.
-            return Data("".mergingQueryParameters(parameters).drop { $0 == "?" }.utf8)
+            // The query a GET writes for these parameters, without its `?`: the core's encoder
+            // with its query rule (`%20` for a space), keys sorted.
+            return Data(URLEncoding.serialize(URLEncoding.pairs(parameters), .query).utf8)
         case .json:
             return try JSON(converting: parameters).encoded()
         }

@@ -74,6 +74,21 @@ struct RequestEncodingTests {
         }
     }
 
+    @Test("a percent-encoded body is the query a GET sends: the core's query rule, not the form rule")
+    func percentBodyIsTheQueryRule() async throws {
+        try await withSandbox { sandbox in
+            let parameters: [String: any Sendable] = ["q": "a b*c~d+e", "tags": ["x", "y"]]
+            let service = makeService(sandbox)
+            let posted = try Inspection(try await service.POST("/inspect/", parameters: parameters).data())
+            let got = try Inspection(try await service.GET("/inspect/", parameters: parameters).data())
+            #expect(posted.body == "q=a%20b%2Ac~d%2Be&tags=x&tags=y")
+            #expect(posted.body == got.query)
+            #expect(posted.body == URLEncoding.serialize(URLEncoding.pairs(parameters), .query))
+            #expect(posted.body != FormData(URLEncoding.pairs(parameters).map { (name: $0.0, value: $0.1) }).encoded)
+            #expect(FormData(parsing: posted.body) == FormData(parsing: FormData([(name: "q", value: "a b*c~d+e"), (name: "tags", value: "x"), (name: "tags", value: "y")]).encoded))
+        }
+    }
+
     @Test("a POST without parameters has no body and no Content-Type")
     func noParameters() async throws {
         try await withSandbox { sandbox in

@@ -3,27 +3,19 @@ import Foundation
 /// The `application/x-www-form-urlencoded` format of the WHATWG URL Standard (§5), always UTF-8.
 ///
 /// Serializing keeps ASCII letters, digits and `*-._`, writes a space as `+` and percent-encodes
-/// every other byte of the UTF-8 form. Parsing is lenient, as the standard's parser is: it never
-/// fails, a `%` not followed by two hex digits stays as it is, and bytes that aren't UTF-8 decode
-/// to U+FFFD.
+/// every other byte of the UTF-8 form: the `.form` rule of the library's one encoder,
+/// ``URLEncoding`` (whose `.query` rule writes queries, with `%20` for a space). Parsing is
+/// lenient, as the standard's parser is: it never fails, a `%` not followed by two hex digits stays
+/// as it is, and bytes that aren't UTF-8 decode to U+FFFD.
 enum FormEncoding {
-    /// The characters the serializer keeps: those outside the standard's application/x-www-form-urlencoded
-    /// percent-encode set, but for space (which is encoded, then turned into `+`).
-    private static let kept: CharacterSet = {
-        var set = CharacterSet()
-        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._")
-        return set
-    }()
-
     /// The application/x-www-form-urlencoded serializer: `name=value` pairs joined with `&`, in order.
     static func serialize(_ pairs: some Sequence<(String, String)>) -> String {
-        pairs.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
+        URLEncoding.serialize(pairs, .form)
     }
 
     /// One name or value as the serializer writes it.
     static func encode(_ string: String) -> String {
-        // Every `%` of the encoded text starts an escape of one byte, so "%20" can only be a space.
-        QueryEncoding.encode(string, allowing: kept).replacingOccurrences(of: "%20", with: "+")
+        URLEncoding.encode(string, .form)
     }
 
     /// The application/x-www-form-urlencoded parser: the pairs of `data`, in order.

@@ -164,12 +164,7 @@ open class HTTPFormProcessor: HTTPProcessor, @unchecked Sendable {
         case let form as FormData:
             return form
         case let dictionary as [String: Any]:
-            var form = FormData()
-            for key in dictionary.keys.sorted() {
-                guard let value = dictionary[key] else { continue }
-                for text in QueryEncoding.flatten(value) { form.append(key, text) }
-            }
-            return form
+            return FormData(URLEncoding.pairs(dictionary).map { (name: $0.0, value: $0.1) })
         case let pairs as KeyValuePairs<String, String>:
             return FormData(pairs.map { (name: $0.key, value: $0.value) })
         case let pairs as KeyValuePairs<String, any Sendable>:
@@ -187,7 +182,7 @@ open class HTTPFormProcessor: HTTPProcessor, @unchecked Sendable {
     private static func flattened(_ pairs: [(String, any Sendable)]) -> FormData {
         var form = FormData()
         for (name, value) in pairs {
-            for text in QueryEncoding.flatten(value) { form.append(name, text) }
+            for text in URLEncoding.flatten(value) { form.append(name, text) }
         }
         return form
     }
