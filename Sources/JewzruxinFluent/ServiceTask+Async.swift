@@ -2,7 +2,8 @@ import Foundation
 import Jewzruxin
 
 // The async twins of the response handlers. Each awaits its turn in the chain like a handler
-// added at that point, and starts the task if it isn't started.
+// added at that point, and starts the task if it isn't started. As for the handlers, the body is
+// parsed or decoded on the session's worker queue.
 //
 // Cancelling the calling Swift task cancels the request (as ``ServiceTask/cancel()`` does: the
 // error handlers get `HTTPError.cancelled`). A cancelled request, however it was cancelled, throws
@@ -14,7 +15,7 @@ extension ServiceTask {
     /// - Throws: The task's error (see ``responseError(_:_:)-(_,(Error)->Void)``), or
     ///   `CancellationError` when the request was cancelled.
     public func response() async throws -> HTTPResponse {
-        try await outcome { $0 ?? HTTPResponse() }
+        try await outcome(reads: { _ in false }) { $0 ?? HTTPResponse() }
     }
 
     /// Waits for the response body.
@@ -22,7 +23,7 @@ extension ServiceTask {
     /// - Returns: The body, once the handlers added before have run.
     /// - Throws: The task's error, or `CancellationError` when the request was cancelled.
     public func data() async throws -> Data {
-        try await outcome { ($0 ?? HTTPResponse()).data }
+        try await outcome(reads: { _ in false }) { ($0 ?? HTTPResponse()).data }
     }
 
     /// Waits for the response and reads it as JSON, as ``responseJSON(_:_:)`` does.
@@ -31,7 +32,7 @@ extension ServiceTask {
     /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
     ///   `ContentHandlerError` when the body isn't JSON (the task then fails with it).
     public func json() async throws -> JSON {
-        try await outcome { try Self.json(from: $0) }
+        try await outcome(reads: { !($0?.content is JSON) }) { try Self.json(from: $0) }
     }
 
     /// Waits for the response and reads it as text, as ``responseString(_:_:)`` does.
@@ -40,7 +41,7 @@ extension ServiceTask {
     /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
     ///   `ContentHandlerError` when the body can't be decoded (the task then fails with it).
     public func string() async throws -> String {
-        try await outcome { try Self.string(from: $0) }
+        try await outcome(reads: { !($0?.content is String) }) { try Self.string(from: $0) }
     }
 
     /// Waits for the response and decodes its body, as ``responseJSON(_:decoder:_:)`` does.
@@ -55,29 +56,37 @@ extension ServiceTask {
     /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
     ///   `ContentHandlerError` when the body doesn't decode (the task then fails with it).
     public func decode<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws -> T {
-        try await outcome { try Self.decode(T.self, from: $0, decoder: decoder) }
+        try await outcome(reads: { _ in true }) { try Self.decode(T.self, from: $0, decoder: decoder) }
     }
 
-    /// Waits for the turn of a handler added now and returns what `read` makes of the response.
-    private func outcome<T: Sendable>(_ read: @escaping @Sendable (HTTPResponse?) throws -> T) async throws -> T {
+    /// Waits for the turn of a handler added now and returns what `read` makes of the response:
+    /// on the session's worker queue when `reads` says the response needs reading (parsing,
+    /// decoding), at once otherwise.
+    private func outcome<T: Sendable>(
+        reads: @escaping @Sendable (HTTPResponse?) -> Bool, _ read: @escaping @Sendable (HTTPResponse?) throws -> T
+    ) async throws -> T {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                add(.always, .inline) { outcome in
+                add(Handler(kind: .always, place: .inline) { outcome in
                     if let error = outcome.error {
-                        if case HTTPError.cancelled = error {
-                            continuation.resume(throwing: CancellationError())
-                        } else {
+                        let thrown: any Error
+                        if case HTTPError.cancelled = error { thrown = CancellationError() } else { thrown = error }
+                        return .run { continuation.resume(throwing: thrown) }
+                    }
+                    let give: @Sendable () throws -> Void = {
+                        do {
+                            continuation.resume(returning: try read(outcome.response))
+                        } catch {
                             continuation.resume(throwing: error)
+                            throw error
                         }
-                        return
                     }
-                    do {
-                        continuation.resume(returning: try read(outcome.response))
-                    } catch {
-                        continuation.resume(throwing: error)
-                        throw error
+                    guard reads(outcome.response) else { return .run(give) }
+                    return .read {
+                        try give()
+                        return nil
                     }
-                }
+                })
             }
         } onCancel: {
             cancel()

@@ -19,6 +19,25 @@ extension ServiceTask {
         /// On whatever thread moves the chain on: for the task's own quick bookkeeping (the async
         /// twins resuming their caller), never for user code.
         case inline
+        /// On the session's worker queue: where a handler's reading of the response (parsing,
+        /// decoding) runs before the handler itself, never a handler.
+        case workerQueue
+    }
+
+    /// What a handler does with an outcome, in at most two stages.
+    ///
+    /// A handler's plan is made from the outcome wherever the chain happens to be, so making it
+    /// must be quick: a look at the response, never a parse.
+    enum Plan: Sendable {
+        /// Nothing: the handler doesn't apply after all (a typed error handler whose error has no
+        /// body). The chain moves on at once.
+        case skip
+        /// Runs this at the handler's place.
+        case run(@Sendable () throws -> Void)
+        /// Runs this on the session's worker queue, then what it returns, if anything, at the
+        /// handler's place: the decoding stays off the handler queue, and nothing reaches that
+        /// queue when the reading finds nothing to give.
+        case read(@Sendable () throws -> (@Sendable () throws -> Void)?)
     }
 
     /// A handler in the chain.
@@ -35,8 +54,21 @@ extension ServiceTask {
 
         let kind: Kind
         let place: Place
-        /// The work; an error it throws becomes the task's error, if it has none yet.
-        let body: @Sendable (Outcome) throws -> Void
+        /// The work for an outcome; an error either of its stages throws becomes the task's error,
+        /// if it has none yet.
+        let plan: @Sendable (Outcome) -> Plan
+
+        /// A handler that reads the response as `plan` says.
+        init(kind: Kind, place: Place, plan: @escaping @Sendable (Outcome) -> Plan) {
+            self.kind = kind
+            self.place = place
+            self.plan = plan
+        }
+
+        /// A handler with nothing to read first: `body` runs at `place`.
+        init(kind: Kind, place: Place, body: @escaping @Sendable (Outcome) throws -> Void) {
+            self.init(kind: kind, place: place) { outcome in .run { try body(outcome) } }
+        }
 
         func runs(for outcome: Outcome) -> Bool {
             switch kind {

@@ -3,7 +3,9 @@ import Jewzruxin
 
 // The response handlers. Each one runs on `queue` when one is given, otherwise on the session's
 // delegate queue (the main queue unless the session was made with another), after the handlers
-// added before it have returned.
+// added before it have returned. What a handler reads from the response (a JSON value, a Decodable,
+// text, an API's error document) is parsed or decoded on the session's worker queue first, in the
+// handler's turn: only the handler's closure runs on its queue.
 extension ServiceTask {
     // MARK: Success handlers
 
@@ -31,16 +33,24 @@ extension ServiceTask {
 
     /// Adds a handler of the response as a `JSON` value, run when the request succeeded.
     ///
-    /// The value is the content ``asJSON()`` parsed, or else the body parsed now. A body that isn't
-    /// JSON fails the task with a `ContentHandlerError` of code `.unparsableContent`, and the
-    /// handler isn't called.
+    /// The value is the content ``asJSON()`` parsed, or else the body parsed now, on the session's
+    /// worker queue. A body that isn't JSON fails the task with a `ContentHandlerError` of code
+    /// `.unparsableContent`, the raw bytes kept as its `intermediateContent`, and the handler isn't
+    /// called.
     /// - Parameters:
     ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
     ///   - handler: Gets the JSON value. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseJSON(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
-        add(.success, queue) { outcome in try handler(try Self.json(from: outcome.response)) }
+        addReader(.success, queue) { outcome in
+            let response = outcome.response ?? HTTPResponse()
+            if let json = response.content as? JSON { return .run { try handler(json) } }
+            return .read {
+                let json = try JSON(body: response.data, of: response)
+                return { try handler(json) }
+            }
+        }
     }
 
     /// Adds a handler of the response body decoded as a `Decodable` type, run when the request
@@ -53,6 +63,7 @@ extension ServiceTask {
     ///     }
     /// ```
     ///
+    /// The body is decoded on the session's worker queue; only `handler` runs on the handler queue.
     /// A body that doesn't decode fails the task with a `ContentHandlerError` of code
     /// `.unparsableContent` whose `underlyingError` is the `DecodingError`; the handler isn't called.
     /// - Parameters:
@@ -81,21 +92,33 @@ extension ServiceTask {
         _ queue: DispatchQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (T) throws -> Void
     ) -> Self {
-        add(.success, queue) { outcome in try handler(try Self.decode(T.self, from: outcome.response, decoder: decoder)) }
+        addReader(.success, queue) { outcome in
+            .read {
+                let value = try Self.decode(T.self, from: outcome.response, decoder: decoder)
+                return { try handler(value) }
+            }
+        }
     }
 
     /// Adds a handler of the response as text, run when the request succeeded.
     ///
-    /// The text is the content ``asString()`` decoded, or else the body decoded now with the
-    /// charset the response names (see `HTTPResponse.text`). A body that can't be decoded fails
-    /// the task with a `ContentHandlerError` of code `.unparsableContent`.
+    /// The text is the content ``asString()`` decoded, or else the body decoded now, on the
+    /// session's worker queue, with the charset the response names (see `HTTPResponse.text`). A
+    /// body that can't be decoded fails the task with a `ContentHandlerError` of code
+    /// `.unparsableContent`.
     /// - Parameters:
     ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
     ///   - handler: Gets the text. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseString(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
-        add(.success, queue) { outcome in try handler(try Self.string(from: outcome.response)) }
+        addReader(.success, queue) { outcome in
+            if let text = outcome.response?.content as? String { return .run { try handler(text) } }
+            return .read {
+                let text = try Self.string(from: outcome.response)
+                return { try handler(text) }
+            }
+        }
     }
 
     // MARK: Error handlers
@@ -147,8 +170,8 @@ extension ServiceTask {
     /// ```
     ///
     /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)` or of a refusing
-    /// `ContentHandlerError`. When the error has no body, or the body doesn't decode, the handler
-    /// is skipped.
+    /// `ContentHandlerError`, decoded on the session's worker queue. When the error has no body, or
+    /// the body doesn't decode, the handler is skipped.
     /// - Parameters:
     ///   - type: The type of the API's error document.
     ///   - decoder: The decoder to use.
@@ -175,11 +198,12 @@ extension ServiceTask {
         _ queue: DispatchQueue?, _ type: E.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (E) -> Void
     ) -> Self {
-        add(.failure, queue) { outcome in
-            guard let error = outcome.error, let body = Self.errorResponse(error)?.data, !body.isEmpty,
-                  let value = try? decoder.decode(E.self, from: body)
-            else { return }
-            handler(value)
+        addReader(.failure, queue) { outcome in
+            guard let error = outcome.error, let body = Self.errorResponse(error)?.data, !body.isEmpty else { return .skip }
+            return .read {
+                guard let value = try? decoder.decode(E.self, from: body) else { return nil }
+                return { handler(value) }
+            }
         }
     }
 

@@ -28,6 +28,9 @@ import Jewzruxin
 ///   the task failed: a transport error, a status the session treats as a failure (400 or more by
 ///   default), an invalid URL, a cancel, or an error from a success handler.
 /// - Handlers added after the response arrived run too, in order, after those already added.
+/// - What a handler reads from the body — the `JSON` value, a `Decodable`, the text, an API's error
+///   document — is parsed or decoded on the session's `workerQueue`, in the handler's turn; only
+///   the handler's closure runs on its queue, so a large body doesn't hold the main queue up.
 ///
 /// The task starts when its first response handler is added, or on its own shortly after it was
 /// made (a few milliseconds), so that `service.POST("/x", parameters: p)` alone sends the request.
@@ -157,7 +160,7 @@ public final class ServiceTask: Sendable {
         if wasIdle, cycle != nil { AutomaticStart.forget(self) }
         if cancelsCycle { cycle?.cancel(explicitly: false) }
         // Called by the user, from anywhere: the handlers go to their queues.
-        run(step, on: nil)
+        run(stage(of: step), on: nil)
     }
 
     /// Fails the task with `error`: the success handlers still to run are skipped and the error
@@ -236,18 +239,30 @@ public final class ServiceTask: Sendable {
 
     /// Adds a handler and starts the task if it isn't started.
     @discardableResult
-    func add(_ kind: Handler.Kind, _ place: Place, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
-        let step = state.withLock { $0.chain.append(Handler(kind: kind, place: place, body: body)) }
+    func add(_ handler: Handler) -> Self {
+        let step = state.withLock { $0.chain.append(handler) }
         // Called by the user, from anywhere: a handler never runs before `add` returns.
-        run(step, on: nil)
+        run(stage(of: step), on: nil)
         start()
         return self
     }
 
-    /// Adds a handler that runs on `queue`, or on the delegate queue when `queue` is `nil`.
+    /// Adds a handler with nothing to read first, run on `queue`, or on the delegate queue when
+    /// `queue` is `nil`.
     @discardableResult
     func add(_ kind: Handler.Kind, _ queue: DispatchQueue?, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
-        add(kind, queue.map(Place.queue) ?? .delegateQueue, body)
+        add(Handler(kind: kind, place: Self.place(queue), body: body))
+    }
+
+    /// Adds a handler that reads the response as `plan` says before its closure runs on `queue`,
+    /// or on the delegate queue when `queue` is `nil`.
+    @discardableResult
+    func addReader(_ kind: Handler.Kind, _ queue: DispatchQueue?, _ plan: @escaping @Sendable (Outcome) -> Plan) -> Self {
+        add(Handler(kind: kind, place: Self.place(queue), plan: plan))
+    }
+
+    private static func place(_ queue: DispatchQueue?) -> Place {
+        queue.map(Place.queue) ?? .delegateQueue
     }
 
     private func finish(response: HTTPResponse, error: (any Error)?) {
@@ -259,48 +274,95 @@ public final class ServiceTask: Sendable {
         // The cycle calls its completion handler in an operation of the session's delegate queue
         // (`OperationQueue.current` would say so, at the cost of two system calls on Linux): the
         // handlers of that queue run here without a hop.
-        run(step, on: .delegateQueue)
+        run(stage(of: step), on: .delegateQueue)
     }
 
-    /// Runs `first` and the steps after it, each on its handler's queue: here and now when that
-    /// is `here`, the queue the calling thread is known to be running an operation or block of
-    /// (`nil` when unknown), otherwise in a new operation or block of that queue.
-    ///
-    /// Running the next handler in the operation or block that ran the one before keeps the
-    /// order: the chain hands out one step at a time, whatever queue it runs on.
-    private func run(_ first: Step?, on here: Place?) {
+    /// A piece of the chain's work and where it runs: a handler's closure, or the reading of the
+    /// response for one.
+    private struct Stage: Sendable {
+        let place: Place
+        /// Does the work; returns the stage after it, if any.
+        let work: @Sendable () -> Stage?
+    }
+
+    /// The first stage of `first`, the step the chain handed out, or of the steps after it when a
+    /// handler's plan is to do nothing; `nil` when the chain has nothing to run now.
+    private func stage(of first: Step?) -> Stage? {
         var step = first
         while let current = step {
-            switch current.handler.place {
+            switch current.handler.plan(current.outcome) {
+            case .skip:
+                step = state.withLock { $0.chain.handlerEnded(throwing: nil) }
+            case .run(let body):
+                return Stage(place: current.handler.place) { self.end(running: body) }
+            case .read(let read):
+                return Stage(place: .workerQueue) {
+                    let deliver: (@Sendable () throws -> Void)?
+                    do {
+                        deliver = try read()
+                    } catch {
+                        return self.ended(throwing: error)
+                    }
+                    guard let deliver else { return self.ended(throwing: nil) }
+                    return Stage(place: current.handler.place) { self.end(running: deliver) }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Runs a handler's closure, here and now, and returns the stage after it.
+    private func end(running body: () throws -> Void) -> Stage? {
+        var thrown: (any Error)?
+        do {
+            try body()
+        } catch {
+            thrown = error
+        }
+        return ended(throwing: thrown)
+    }
+
+    /// The running handler is done, having thrown `error`: the stage of the next one.
+    private func ended(throwing error: (any Error)?) -> Stage? {
+        stage(of: state.withLock { $0.chain.handlerEnded(throwing: error) })
+    }
+
+    /// Runs `first` and the stages after it, each on its queue: here and now when that is `here`,
+    /// the queue the calling thread is known to be running an operation or block of (`nil` when
+    /// unknown), otherwise in a new operation or block of that queue.
+    ///
+    /// Running the next stage in the operation or block that ran the one before keeps the order:
+    /// the chain hands out one step at a time, and a step's stages follow one another, whatever
+    /// queues they run on.
+    private func run(_ first: Stage?, on here: Place?) {
+        var stage = first
+        while let current = stage {
+            switch current.place {
             case .inline:
-                step = execute(current)
+                stage = current.work()
             case .delegateQueue:
                 if case .delegateQueue? = here {
-                    step = execute(current)
+                    stage = current.work()
                 } else {
-                    session.delegateQueue.addOperation { self.run(self.execute(current), on: .delegateQueue) }
+                    session.delegateQueue.addOperation { self.run(current.work(), on: .delegateQueue) }
+                    return
+                }
+            case .workerQueue:
+                if case .workerQueue? = here {
+                    stage = current.work()
+                } else {
+                    session.workerQueue.addOperation { self.run(current.work(), on: .workerQueue) }
                     return
                 }
             case .queue(let queue):
                 if case .queue(let running)? = here, running === queue {
-                    step = execute(current)
+                    stage = current.work()
                 } else {
-                    queue.async { self.run(self.execute(current), on: .queue(queue)) }
+                    queue.async { self.run(current.work(), on: .queue(queue)) }
                     return
                 }
             }
         }
-    }
-
-    /// Runs one handler, here and now, and returns the step after it.
-    private func execute(_ step: Step) -> Step? {
-        var thrown: (any Error)?
-        do {
-            try step.handler.body(step.outcome)
-        } catch {
-            thrown = error
-        }
-        return state.withLock { $0.chain.handlerEnded(throwing: thrown) }
     }
 }
 

@@ -16,7 +16,10 @@ func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
 
 /// A session whose delegate queue is a private serial queue (so handlers without a queue of
 /// their own run there, not on the main queue), with no retries, on the transport under test.
-func makeSession() -> HTTPSession {
+///
+/// - Parameter workerQueue: The session's worker queue (see ``makeWorkerQueue(serial:)``); a new
+///   one by default.
+func makeSession(workerQueue: OperationQueue? = nil) -> HTTPSession {
     let queue = OperationQueue()
     queue.name = "JewzruxinFluentTests.delegate"
     queue.maxConcurrentOperationCount = 1
@@ -24,7 +27,9 @@ func makeSession() -> HTTPSession {
     // FoundationNetworking traps when a task is cancelled while its URLCache lookup runs
     // (swift-corelibs-foundation#3296); the tests cancel a lot and need no cache.
     configuration.urlCache = nil
-    let session = HTTPSession(configuration: configuration, delegateQueue: queue, transport: TransportUnderTest.current.transport)
+    let session = HTTPSession(
+        configuration: configuration, delegateQueue: queue, workerQueue: workerQueue,
+        transport: TransportUnderTest.current.transport)
     session.retryPolicy.maximumRetryCount = 0
     session.networkActivityIndicator = nil
     return session
@@ -141,12 +146,26 @@ func makeNamedQueue(_ name: String, qos: DispatchQoS = .default) -> DispatchQueu
 /// thread), so `Thread.isMainThread` can't tell.
 let markMainQueue: Void = DispatchQueue.main.setSpecific(key: queueNameKey, value: "main")
 
+/// A worker queue for ``makeSession(workerQueue:)`` that ``currentQueueName()`` names `worker`.
+///
+/// - Parameter serial: Whether it runs one operation at a time.
+func makeWorkerQueue(serial: Bool = false) -> OperationQueue {
+    let queue = OperationQueue()
+    queue.name = "JewzruxinFluentTests.worker"
+    if serial { queue.maxConcurrentOperationCount = 1 }
+    return queue
+}
+
 /// The name of the queue the caller runs on: its specific name (`main` for the main queue once
-/// ``markMainQueue`` has been evaluated), or `delegate` on the test sessions' delegate queue.
+/// ``markMainQueue`` has been evaluated), `delegate` on the test sessions' delegate queue, or
+/// `worker` on a queue of ``makeWorkerQueue(serial:)``.
 func currentQueueName() -> String {
     if let name = DispatchQueue.getSpecific(key: queueNameKey) { return name }
-    if OperationQueue.current?.name == "JewzruxinFluentTests.delegate" { return "delegate" }
-    return "other"
+    switch OperationQueue.current?.name {
+    case "JewzruxinFluentTests.delegate": return "delegate"
+    case "JewzruxinFluentTests.worker": return "worker"
+    default: return "other"
+    }
 }
 
 /// Runs an action when something happens, whichever comes first: the action being set or the

@@ -29,7 +29,9 @@ struct HandlerChainTests {
         var step = first
         while let current = step {
             var thrown: (any Error)?
-            do { try current.handler.body(current.outcome) } catch { thrown = error }
+            if case .run(let body) = current.handler.plan(current.outcome) {
+                do { try body() } catch { thrown = error }
+            }
             step = chain.handlerEnded(throwing: thrown)
         }
     }
