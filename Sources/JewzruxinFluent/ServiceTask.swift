@@ -32,8 +32,9 @@ import Jewzruxin
 ///   document — is parsed or decoded on the session's `workerQueue`, in the handler's turn; only
 ///   the handler's closure runs on its queue, so a large body doesn't hold the main queue up.
 ///
-/// The task starts when its first response handler is added, or on its own shortly after it was
-/// made (a few milliseconds), so that `service.POST("/x", parameters: p)` alone sends the request.
+/// The task starts when its first response handler is added. A task with none by the handler
+/// queue's next turn starts on its own, no sooner than a few milliseconds after it was made, so
+/// that `service.POST("/x", parameters: p)` alone sends the request.
 /// The content handler shortcuts (``asJSON()``, ``downloadToFile(_:)``…) configure the cycle and
 /// must come before the response handlers, right after the request method.
 ///
@@ -116,8 +117,9 @@ public final class ServiceTask: Sendable {
         case finished
     }
 
-    /// How long a task with no handler waits before it starts on its own, so that the chain
-    /// written with it (content shortcuts first) is complete before the request goes.
+    /// How long after it was made a task with no handler starts on its own at the earliest, so
+    /// that a chain written with it off the handler queue (content shortcuts first) is complete
+    /// before the request goes.
     static let automaticStartDelay = DispatchTimeInterval.milliseconds(10)
 
     /// Makes the task of a cycle that is not started yet.
@@ -125,8 +127,34 @@ public final class ServiceTask: Sendable {
         self.cycle = cycle
         self.session = cycle.session
         self.state = Locked(State(lifecycle: .idle))
-        // Holds the task, which nobody else may hold, until it starts one way or the other.
-        AutomaticStart.schedule(self)
+        // A chain written on the handler queue is complete by that queue's next turn: in the usual
+        // case its first handler has started the task by then, and the look finds nothing to do.
+        // Holds the task until then.
+        let made = DispatchTime.now()
+        Self.onNextTurn(of: session.delegateQueue) { self.startUnattended(madeAt: made) }
+    }
+
+    /// Runs `work` once `queue` has finished what it is doing: as a block of its dispatch queue when
+    /// it has one (the main queue does), which costs less than an operation, else as an operation.
+    private static func onNextTurn(of queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
+        if let underlying = queue.underlyingQueue {
+            underlying.async(execute: work)
+        } else {
+            queue.addOperation(work)
+        }
+    }
+
+    /// Starts a task no handler was added to by the handler queue's next turn, unless it was
+    /// cancelled: at once when ``automaticStartDelay`` has passed since it was made, else once it
+    /// has (a chain written on another thread may still be under way).
+    private func startUnattended(madeAt made: DispatchTime) {
+        guard state.withLock({ $0.lifecycle == .idle }) else { return }
+        let due = made + Self.automaticStartDelay
+        if DispatchTime.now() >= due {
+            start()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: due) { self.start() }
+        }
     }
 
     /// Makes a task failed from the start with `error`: only its error handlers will run.
@@ -145,19 +173,18 @@ public final class ServiceTask: Sendable {
     /// A task not started yet never sends its request. Cancelling a task whose outcome is known
     /// changes nothing.
     public func cancel() {
-        let (step, cancelsCycle, wasIdle) = state.withLock { s -> (Step?, Bool, Bool) in
+        let (step, cancelsCycle) = state.withLock { s -> (Step?, Bool) in
             switch s.lifecycle {
             case .idle:
                 s.lifecycle = .finished
-                return (s.chain.finish(Outcome(response: nil, error: HTTPError.cancelled)), false, true)
+                return (s.chain.finish(Outcome(response: nil, error: HTTPError.cancelled)), false)
             case .started:
                 s.cancelRequested = true
-                return (nil, true, false)
+                return (nil, true)
             case .finished:
-                return (nil, false, false)
+                return (nil, false)
             }
         }
-        if wasIdle, cycle != nil { AutomaticStart.forget(self) }
         if cancelsCycle { cycle?.cancel(explicitly: false) }
         // Called by the user, from anywhere: the handlers go to their queues.
         run(stage(of: step), on: nil)
@@ -199,7 +226,6 @@ public final class ServiceTask: Sendable {
             return true
         }
         guard starts, let cycle else { return }
-        AutomaticStart.forget(self)
         // The cycle keeps its completion handler after it ran: holding the task through a box
         // emptied then lets a finished task go.
         let box = TaskBox(self)
@@ -374,59 +400,4 @@ private final class TaskBox: Sendable {
 
     /// The task, the first time; `nil` afterwards.
     func take() -> ServiceTask? { task.withLock { $0.take() } }
-}
-
-/// Starts the tasks no handler was added to once ``ServiceTask/automaticStartDelay`` has passed
-/// since each was made, with one timer for all the tasks waiting rather than one per task.
-///
-/// A task leaves the line when it starts, or is cancelled, before its time: most do, at their
-/// first handler, and the timer then finds nothing to start and isn't armed again until a task
-/// waits.
-private enum AutomaticStart {
-    private struct Line {
-        /// In the order they were made, so in the order of their deadlines.
-        var waiting: [(task: ServiceTask, deadline: DispatchTime)] = []
-        /// Whether a timer will look at the line.
-        var isArmed = false
-    }
-
-    private static let line = Locked(Line())
-
-    /// Starts `task` after the delay, unless it starts before.
-    static func schedule(_ task: ServiceTask) {
-        let deadline = line.withLock { line -> DispatchTime? in
-            // Read under the lock, so deadlines are in the order of the line.
-            let deadline = DispatchTime.now() + ServiceTask.automaticStartDelay
-            line.waiting.append((task, deadline))
-            guard !line.isArmed else { return nil }
-            line.isArmed = true
-            return deadline
-        }
-        if let deadline { arm(deadline) }
-    }
-
-    /// Takes `task` out of the line: it started, or was cancelled.
-    static func forget(_ task: ServiceTask) {
-        line.withLock { line in
-            if let index = line.waiting.lastIndex(where: { $0.task === task }) { line.waiting.remove(at: index) }
-        }
-    }
-
-    private static func arm(_ deadline: DispatchTime) {
-        DispatchQueue.global().asyncAfter(deadline: deadline) { fire() }
-    }
-
-    /// Starts the tasks whose time has come, and arms the timer again for the next one.
-    private static func fire() {
-        let (due, next) = line.withLock { line -> ([ServiceTask], DispatchTime?) in
-            let now = DispatchTime.now()
-            let count = line.waiting.prefix { $0.deadline <= now }.count
-            let due = line.waiting.prefix(count).map(\.task)
-            line.waiting.removeFirst(count)
-            line.isArmed = !line.waiting.isEmpty
-            return (due, line.waiting.first?.deadline)
-        }
-        if let next { arm(next) }
-        for task in due { task.start() }
-    }
 }

@@ -65,7 +65,8 @@ public struct WebService: Sendable {
     /// Parameters go in the query of `GET`, `HEAD` and `DELETE` requests, percent-encoded and merged
     /// with any query `path` has; for other methods they are the body, encoded as the
     /// ``ServiceTask/Option/parameterEncoding(_:)`` option says (percent-encoded by default). The
-    /// task starts when its first response handler is added, or on its own shortly after.
+    /// task starts when its first response handler is added, or else on its own on the handler
+    /// queue's next turn, a few milliseconds after it was made at the earliest.
     /// - Parameters:
     ///   - method: The request method.
     ///   - path: A path relative to ``baseURLString`` (see ``absoluteURLString(_:)``), or an absolute URL.

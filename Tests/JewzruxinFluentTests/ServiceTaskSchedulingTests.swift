@@ -2,6 +2,7 @@ import Foundation
 import Jewzruxin
 import JewzruxinFluent
 import JewzruxinSandbox
+import Synchronization
 import Testing
 import JewzruxinTestSupport
 
@@ -108,6 +109,51 @@ struct ServiceTaskSchedulingTests {
             try await Task.sleep(for: .milliseconds(60))
             #expect(task.cycle?.state == .idle)
             #expect(sandbox.acceptedConnectionCount == 0)
+        }
+    }
+
+    @Test("a task made on the handler queue with no handler waits for that queue's next turn, however long the turn")
+    func unattendedWaitsForTheNextTurn() async throws {
+        try await withSandbox { sandbox in
+            let arrived = Event()
+            sandbox.route("/record/") { _ in
+                arrived.fire()
+                return .text("ok")
+            }
+            let session = makeSession()
+            let service = makeService(sandbox, session: session)
+            let made = Mutex<ServiceTask?>(nil)
+            let stateAtEndOfTurn = await withCheckedContinuation { (continuation: CheckedContinuation<HTTPCycle.State?, Never>) in
+                session.delegateQueue.addOperation {
+                    let task = service.POST("/record/", parameters: ["n": 1])
+                    made.withLock { $0 = task }
+                    // A turn five times the automatic start delay: the chain could still grow.
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continuation.resume(returning: task.cycle?.state)
+                }
+            }
+            #expect(stateAtEndOfTurn == .idle)
+            #expect(await arrived.wait())
+            #expect(made.withLock { $0?.cycle?.state } != .idle)
+        }
+    }
+
+    @Test("a handler starts its task at once, with the handler queue suspended: starting needs nothing from that queue")
+    func handlerStartsWithoutTheHandlerQueue() async throws {
+        try await withSandbox { sandbox in
+            let arrived = Event()
+            sandbox.route("/record/") { _ in
+                arrived.fire()
+                return .text("ok")
+            }
+            let session = makeSession()
+            session.delegateQueue.isSuspended = true
+            let handled = Event()
+            makeService(sandbox, session: session).GET("/record/").response { _, _ in handled.fire() }
+            #expect(await arrived.wait())
+            #expect(!handled.hasFired)
+            session.delegateQueue.isSuspended = false
+            #expect(await handled.wait())
         }
     }
 
