@@ -131,14 +131,15 @@ public final class ServiceTask: Sendable {
         // case its first handler has started the task by then, and the look finds nothing to do.
         // Holds the task until then.
         let made = DispatchTime.now()
-        Self.onNextTurn(of: session.delegateQueue) { self.startUnattended(madeAt: made) }
+        Self.enqueue(on: session.delegateQueue) { self.startUnattended(madeAt: made) }
     }
 
-    /// Runs `work` once `queue` has finished what it is doing: as a block of its dispatch queue when
-    /// it has one (the main queue does), which costs less than an operation, else as an operation.
-    private static func onNextTurn(of queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
-        if let underlying = queue.underlyingQueue {
-            underlying.async(execute: work)
+    /// Runs `work` on `queue` once it has finished what it is doing: on the main queue as a block
+    /// of the main dispatch queue, which costs a tenth of an operation, elsewhere as an operation
+    /// (a block of another queue's dispatch queue could run beside its operations).
+    private static func enqueue(on queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
+        if queue === OperationQueue.main {
+            DispatchQueue.main.async(execute: work)
         } else {
             queue.addOperation(work)
         }
@@ -370,14 +371,14 @@ public final class ServiceTask: Sendable {
                 if case .delegateQueue? = here {
                     stage = current.work()
                 } else {
-                    session.delegateQueue.addOperation { self.run(current.work(), on: .delegateQueue) }
+                    Self.enqueue(on: session.delegateQueue) { self.run(current.work(), on: .delegateQueue) }
                     return
                 }
             case .workerQueue:
                 if case .workerQueue? = here {
                     stage = current.work()
                 } else {
-                    session.workerQueue.addOperation { self.run(current.work(), on: .workerQueue) }
+                    Self.enqueue(on: session.workerQueue) { self.run(current.work(), on: .workerQueue) }
                     return
                 }
             case .queue(let queue):

@@ -85,6 +85,28 @@ struct ResponseReadingTests {
         }
     }
 
+    @Test("on a main-queue session the body is decoded on the worker queue and the handlers run on main")
+    func mainQueueSession() async throws {
+        _ = markMainQueue
+        try await withSandbox { sandbox in
+            let session = HTTPSession(configuration: .ephemeral, workerQueue: makeWorkerQueue(), transport: TransportUnderTest.current.transport)
+            #expect(session.delegateQueue === OperationQueue.main)
+            let probe = Probed<[StoreModel]>.Probe()
+            let decoder = try probe.decoder()
+            let done = await waitForCall { done in
+                WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
+                    .searchStores(zipCode: "15217")
+                    .responseJSON(Probed<[StoreModel]>.self, decoder: decoder) { stores in
+                        probe.recorder.record("stores \(stores.value.count) \(currentQueueName())")
+                    }
+                    .responseJSON { json in probe.recorder.record("json \(json.arrayValue?.count ?? 0) \(currentQueueName())") }
+                    .response { _, _ in done() }
+            }
+            #expect(done)
+            #expect(probe.recorder.all == ["decode worker", "stores 2 main", "json 2 main"])
+        }
+    }
+
     @Test("the JSON value, text and Decodables are read on the worker queue: while it is suspended, the handler queue goes on without them",
           arguments: ["json", "string", "decodable", "json()"])
     func readingWaitsForTheWorkerQueue(reader: String) async throws {

@@ -138,6 +138,26 @@ struct ServiceTaskSchedulingTests {
         }
     }
 
+    @Test("a task of a main-queue session with no handler starts on its own too")
+    func unattendedOnMainQueueSession() async throws {
+        try await withSandbox { sandbox in
+            let arrived = Event()
+            let arrival = Locked<ContinuousClock.Instant?>(nil)
+            sandbox.route("/record/") { _ in
+                arrival.withLock { $0 = .now }
+                arrived.fire()
+                return .text("ok")
+            }
+            let session = HTTPSession(configuration: .ephemeral, transport: TransportUnderTest.current.transport)
+            #expect(session.delegateQueue === OperationQueue.main)
+            let made = ContinuousClock.now
+            WebService(baseURLString: sandbox.baseURL.absoluteString, session: session).POST("/record/", parameters: ["n": 1])
+            #expect(await arrived.wait())
+            let at = try #require(arrival.withLock { $0 })
+            #expect(at - made >= .milliseconds(10))
+        }
+    }
+
     @Test("a handler starts its task at once, with the handler queue suspended: starting needs nothing from that queue")
     func handlerStartsWithoutTheHandlerQueue() async throws {
         try await withSandbox { sandbox in
