@@ -91,8 +91,8 @@ public final class ServiceTask: Sendable {
     /// request could not be made (an invalid URL), the task then being failed from the start.
     ///
     /// Change it with ``configure(_:)``, which applies only while the request hasn't gone: a task
-    /// with no handler yet starts on its own a few milliseconds after it was made, so a change made
-    /// here directly may come too late. Cancel with ``cancel()`` rather than the cycle's own
+    /// with no handler yet may start on its own from a few milliseconds after it was made, so a
+    /// change made here directly may come too late. Cancel with ``cancel()`` rather than the cycle's own
     /// `cancel(explicitly: true)`, after which the handlers would never run.
     public let cycle: HTTPCycle?
 
@@ -132,30 +132,6 @@ public final class ServiceTask: Sendable {
         // Holds the task until then.
         let made = DispatchTime.now()
         Self.enqueue(on: session.delegateQueue) { self.startUnattended(madeAt: made) }
-    }
-
-    /// Runs `work` on `queue` once it has finished what it is doing: on the main queue as a block
-    /// of the main dispatch queue, which costs a tenth of an operation, elsewhere as an operation
-    /// (a block of another queue's dispatch queue could run beside its operations).
-    private static func enqueue(on queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
-        if queue === OperationQueue.main {
-            DispatchQueue.main.async(execute: work)
-        } else {
-            queue.addOperation(work)
-        }
-    }
-
-    /// Starts a task no handler was added to by the handler queue's next turn, unless it was
-    /// cancelled: at once when ``automaticStartDelay`` has passed since it was made, else once it
-    /// has (a chain written on another thread may still be under way).
-    private func startUnattended(madeAt made: DispatchTime) {
-        guard state.withLock({ $0.lifecycle == .idle }) else { return }
-        let due = made + Self.automaticStartDelay
-        if DispatchTime.now() >= due {
-            start()
-        } else {
-            DispatchQueue.global().asyncAfter(deadline: due) { self.start() }
-        }
     }
 
     /// Makes a task failed from the start with `error`: only its error handlers will run.
@@ -235,6 +211,30 @@ public final class ServiceTask: Sendable {
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
+    }
+
+    /// Runs `work` on `queue` once it has finished what it is doing: on the main queue as a block
+    /// of the main dispatch queue, which costs a tenth of an operation, elsewhere as an operation
+    /// (a block of another queue's dispatch queue could run beside its operations).
+    private static func enqueue(on queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
+        if queue === OperationQueue.main {
+            DispatchQueue.main.async(execute: work)
+        } else {
+            queue.addOperation(work)
+        }
+    }
+
+    /// Starts a task no handler was added to by the handler queue's next turn, unless it was
+    /// cancelled: at once when ``automaticStartDelay`` has passed since it was made, else once it
+    /// has (a chain written on another thread may still be under way).
+    private func startUnattended(madeAt made: DispatchTime) {
+        guard state.withLock({ $0.lifecycle == .idle }) else { return }
+        let due = made + Self.automaticStartDelay
+        if DispatchTime.now() >= due {
+            start()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: due) { self.start() }
+        }
     }
 
     /// Changes the cycle before the request goes: its timeouts, content handler, processors…
