@@ -11,8 +11,8 @@ let package = Package(
         .executable(name: "playground", targets: ["playground"]),
     ],
     targets: [
-        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth"]),
-        .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth"]),
+        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives"]),
+        .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives"]),
         // Swallow-style `WebService` / `ServiceTask` chains over the core `HTTPCycle` engine.
         .target(name: "JewzruxinFluent", dependencies: ["Jewzruxin"]),
         // Test doubles for code built on the library: `MockSession`, a transport that answers from stubs.
@@ -20,6 +20,9 @@ let package = Package(
         // Hashes, auth-param parsing and Digest computation shared by the client and the sandbox;
         // not a product: its API is `package`-level.
         .target(name: "JewzruxinAuth"),
+        // The lock and the other low-level pieces the client and the sandbox share; not a product:
+        // its API is `package`-level.
+        .target(name: "JewzruxinPrimitives"),
         // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
         .target(
             name: "PlaygroundKit",
@@ -39,7 +42,9 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinTests",
-            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth", "JewzruxinTestSupport", "JewzruxinTesting"],
+            dependencies: [
+                "Jewzruxin", "JewzruxinSandbox", "JewzruxinAuth", "JewzruxinPrimitives", "JewzruxinTestSupport", "JewzruxinTesting",
+            ],
             resources: [.copy("Resources")]
         ),
         .testTarget(
@@ -48,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",
-            dependencies: ["JewzruxinSandbox"]
+            dependencies: ["JewzruxinSandbox", "JewzruxinPrimitives"]
         ),
         .testTarget(
             name: "JewzruxinAuthTests",

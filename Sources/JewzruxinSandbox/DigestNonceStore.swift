@@ -1,5 +1,6 @@
 import Foundation
 import JewzruxinAuth
+import JewzruxinPrimitives
 
 /// The nonces a sandbox's `/digest_auth/` endpoints have issued, with their use counts.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 // `/flaky/` fails a set number of times per key, then succeeds:
 //

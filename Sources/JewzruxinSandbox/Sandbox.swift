@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 /// A real HTTP/1.1 server on the loopback interface, for testing HTTP clients.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 /// A route handler, as registered with ``Sandbox/route(_:_:)``.
 public typealias SandboxHandler = @Sendable (SandboxRequest) -> SandboxResponse
@@ -94,19 +95,21 @@ final class ServerCore: Sendable {
 }
 
 /// Starts threads and waits for all of them to finish.
+///
+/// The wait is a `DispatchGroup`'s, not a condition variable over the count: the count is only read
+/// for ``count``.
 final class ThreadTracker: Sendable {
-    private let condition = NSCondition()
+    private let group = DispatchGroup()
     private let running = Locked(0)
 
     /// Runs `body` on a new thread that is counted until `body` returns.
     func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         running.withLock { $0 += 1 }
+        group.enter()
         let thread = Thread { [self] in
             body()
-            condition.lock()
             running.withLock { $0 -= 1 }
-            condition.broadcast()
-            condition.unlock()
+            group.leave()
         }
         thread.name = name
         thread.stackSize = 1 << 20
@@ -118,10 +121,6 @@ final class ThreadTracker: Sendable {
 
     /// Blocks until every spawned thread has finished its body.
     func waitForAll() {
-        condition.lock()
-        while running.withLock({ $0 }) > 0 {
-            condition.wait()
-        }
-        condition.unlock()
+        group.wait()
     }
 }

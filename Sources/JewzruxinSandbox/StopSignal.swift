@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 #if canImport(Glibc)
 import Glibc
@@ -7,23 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A value guarded by a lock (portable stand-in for `Synchronization.Mutex`, which
-/// needs newer Apple OS versions than the package declares).
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
 
 /// The outcome of waiting for a descriptor.
 enum WaitOutcome {

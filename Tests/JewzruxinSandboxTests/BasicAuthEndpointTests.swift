@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 import Testing
 @testable import JewzruxinSandbox
 

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a `pthread_mutex_t`: the one lock of the package, used by the library and the
+/// sandbox alike, instead of `Synchronization.Mutex`, `NSLock` or a mutex of their own.
+///
+/// Why not `Mutex`: on Linux it is built directly on `futex` system calls that ThreadSanitizer doesn't
+/// intercept, so every access made under it is reported as a data race. A pthread mutex is understood
+/// by TSan (and by Helgrind/DRD), which keeps `swift test --sanitize=thread` quiet about correct code
+/// and able to report real races. (`Mutex` also needs newer Apple systems than the package declares.)
+/// Why not `NSLock`: it is an Objective-C object on Apple platforms and a wrapper of this same mutex
+/// on Linux; one type is one thing to reason about.
+///
+/// The package needs no condition variable: a native transport's worker that waits for another
+/// thread waits in `poll` on its doorbell pipe, and the sandbox waits for its threads with a
+/// `DispatchGroup`.
+///
+/// The API mirrors `Mutex.withLock`, with region-based isolation (`sending`) for the value going in
+/// and the results coming out, so a non-`Sendable` value can be guarded as with `Mutex`. `withLock` is
+/// inlinable: a lock in another module costs what one declared in the module would.
+///
+/// `@unchecked Sendable` invariant: `value` is read and written only inside `withLock`, while `mutex`
+/// is held; `mutex` is allocated once in `init`, never moves (it's heap-allocated, as POSIX requires of
+/// a mutex in use) and is destroyed only in `deinit`, when no thread can hold a reference.
+package final class Locked<Value: ~Copyable>: @unchecked Sendable {
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
+
+    /// Guards `value`.
+    package init(_ value: consuming sending Value) {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        self.value = value
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value. Not reentrant: calling `withLock` on the
+    /// same instance from `body` deadlocks.
+    @inlinable
+    package func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
