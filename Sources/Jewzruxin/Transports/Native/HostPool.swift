@@ -21,13 +21,14 @@ import Darwin
 /// first: nothing was sent, the transfer's timeout ends before the worker's wait would, or the
 /// transfer was cancelled.
 final class HostPool: @unchecked Sendable {
-    // Every mutable property is guarded by `mutex`, as are the handoff properties of the workers.
+    // Every mutable property is guarded by `lock`, as are the handoff properties of the workers.
     let origin: Origin
     /// The `Host` value of the origin's requests, made once.
     let hostField: String
     private let limit: Int
     private let idleTimeout: TimeInterval
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Guards the properties below and the workers' handoff properties, which are not its value.
+    private let lock = Locked(())
     private var pending: [NativeExchange] = []
     private var pendingStart = 0
     private var idle: [Worker] = []
@@ -39,19 +40,10 @@ final class HostPool: @unchecked Sendable {
         hostField = origin.hostField
         self.limit = max(1, limit)
         self.idleTimeout = idleTimeout
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.withLock { _ in body() }
     }
 
     /// Connections open or opening, for tests and diagnostics.
@@ -82,8 +74,9 @@ final class HostPool: @unchecked Sendable {
             let answerDeadline = socket.flatMap { exchange.sendEagerly(on: $0) }
             let rings: Bool = locked {
                 worker.isHandoffReady = true
-                if worker.isWaitingForHandoff { pthread_cond_signal(worker.condition) }
-                // The worker must be up in time to enforce the transfer's timeout.
+                // The worker waits for the handoff, or must be up in time to enforce the transfer's
+                // timeout.
+                if worker.isWaitingForHandoff { return true }
                 return answerDeadline.map { $0 < worker.idleDeadline } ?? true
             }
             if rings { worker.doorbell.wake() }
@@ -164,15 +157,15 @@ final class HostPool: @unchecked Sendable {
     /// Waits for the transfer handed to `worker`; `nil` when the worker should end (idle too long,
     /// its connection closed or spoke unasked, or the pool was shut down).
     fileprivate func nextExchange(for worker: Worker, connection: NativeConnection?) -> NativeExchange? {
-        enum Next { case take(NativeExchange), end, wait(until: ContinuousClock.Instant) }
+        enum Next { case take(NativeExchange), end, wait(until: ContinuousClock.Instant), waitForHandoff }
         var connectionSpoke = false
         while true {
             let next: Next = locked {
                 if let exchange = worker.handoff {
-                    // The submitting thread may still be sending on the connection.
-                    while !worker.isHandoffReady {
+                    // The submitting thread may still be sending on the connection: it rings once done.
+                    guard worker.isHandoffReady else {
                         worker.isWaitingForHandoff = true
-                        pthread_cond_wait(worker.condition, mutex)
+                        return .waitForHandoff
                     }
                     worker.isWaitingForHandoff = false
                     worker.handoff = nil
@@ -188,27 +181,29 @@ final class HostPool: @unchecked Sendable {
             }
             switch next {
             case .take(let exchange):
-                // A ring meant for this handoff may come after it was taken: clear it now, so the
-                // next wait doesn't end at once (a stray ring only costs one more turn of this loop).
-                worker.doorbell.reset()
                 return exchange
             case .end:
                 return nil
             case .wait(let deadline):
                 connectionSpoke = worker.waitForWork(on: connection?.socket, until: deadline)
+            case .waitForHandoff:
+                // Not the connection: the answer to what the submitting thread sends may come first.
+                _ = worker.waitForWork(on: nil, until: .now + .seconds(3600))
             }
+            // Every ring is for a change the next look under the lock sees: clear it before looking,
+            // so a ring that came for something already handled doesn't end the next wait at once.
+            worker.doorbell.reset()
         }
     }
 }
 
 /// One connection slot of a ``HostPool``: a thread that runs transfers one after the other.
 private final class Worker: @unchecked Sendable {
-    // The handoff properties are guarded by the pool's mutex; `first` and `connection` belong to the
+    // The handoff properties are guarded by the pool's lock; `first` and `connection` belong to the
     // worker's thread. The worker keeps its pool alive (a thread may start after the transport is
     // gone); the pool's idle list holds the worker only until it ends, which `shutDown()` or the
     // idle timeout brings.
     let pool: HostPool
-    let condition: UnsafeMutablePointer<pthread_cond_t>
     /// The transfer handed to the worker, and whether the submitting thread is done with it.
     var handoff: NativeExchange?
     var isHandoffReady = false
@@ -232,13 +227,6 @@ private final class Worker: @unchecked Sendable {
         self.first = first
         self.doorbell = doorbell
         self.waker = waker
-        condition = .allocate(capacity: 1)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
     }
 
     func run() {

@@ -55,7 +55,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
 
     /// The request as sent by the submitting thread on the connection of the worker it was handed
     /// to (``sendEagerly(on:)``). Written before the pool marks the handoff ready and read by the
-    /// worker after it saw that, both under the pool's mutex, which orders the two.
+    /// worker after it saw that, both under the pool's lock, which orders the two.
     private var early: EarlySend?
 
     private struct EarlySend {

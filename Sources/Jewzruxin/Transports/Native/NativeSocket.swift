@@ -21,12 +21,10 @@ enum SocketFailure: Error, Equatable {
 }
 
 /// Interrupts a thread blocked in a ``NativeSocket`` wait, from any thread.
-final class Waker: @unchecked Sendable {
-    // Written once in init; the descriptors are only read afterwards.
+final class Waker: Sendable {
     let readDescriptor: Int32
     private let writeDescriptor: Int32
-    private let lock = NSLock()
-    private var signalled = false
+    private let signalled = Locked(false)
 
     init?() {
         var fds: [Int32] = [0, 0]
@@ -46,28 +44,26 @@ final class Waker: @unchecked Sendable {
 
     /// Makes the current and every later wait return ``SocketFailure/woken`` until ``reset()``.
     func wake() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !signalled else { return }
-        signalled = true
-        var one: UInt8 = 1
-        _ = write(writeDescriptor, &one, 1)
+        signalled.withLock { signalled in
+            guard !signalled else { return }
+            signalled = true
+            var one: UInt8 = 1
+            _ = write(writeDescriptor, &one, 1)
+        }
     }
 
     var isSignalled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return signalled
+        signalled.withLock { $0 }
     }
 
     /// Clears a wake-up, before the waker serves a new transfer.
     func reset() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard signalled else { return }
-        signalled = false
-        var buffer = [UInt8](repeating: 0, count: 8)
-        while read(readDescriptor, &buffer, 8) > 0 {}
+        signalled.withLock { signalled in
+            guard signalled else { return }
+            signalled = false
+            var buffer = [UInt8](repeating: 0, count: 8)
+            while read(readDescriptor, &buffer, 8) > 0 {}
+        }
     }
 }
 
