@@ -1,7 +1,7 @@
 // Thin, platform-neutral wrappers over the POSIX socket calls the sandbox uses.
 //
 // Every socket the sandbox owns is non-blocking and close-on-exec; blocking is done
-// exclusively in `poll()` together with the stop pipe (see `StopSignal`), so that
+// exclusively in `poll()` together with the stop signal's waker (see `StopSignal`), so that
 // `Sandbox.stop()` can interrupt any wait promptly.
 
 #if canImport(Glibc)
@@ -76,19 +76,6 @@ enum Platform {
 
     static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))
-    }
-
-    /// Waits with `poll()` on the given descriptors; returns the `revents` of each, or
-    /// `nil` on a poll error other than `EINTR` (which is retried).
-    static func pollDescriptors(_ descriptors: [(fd: Int32, events: Int16)], timeoutMilliseconds: Int32) -> [Int16]? {
-        var entries = descriptors.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
-        while true {
-            let result = entries.withUnsafeMutableBufferPointer { buffer in
-                poll(buffer.baseAddress, nfds_t(buffer.count), timeoutMilliseconds)
-            }
-            if result >= 0 { return entries.map(\.revents) }
-            if errno != EINTR { return nil }
-        }
     }
 
     /// A monotonic timestamp in nanoseconds.

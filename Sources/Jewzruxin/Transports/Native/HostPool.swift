@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -187,8 +188,9 @@ final class HostPool: @unchecked Sendable {
             case .wait(let deadline):
                 connectionSpoke = worker.waitForWork(on: connection?.socket, until: deadline)
             case .waitForHandoff:
-                // Not the connection: the answer to what the submitting thread sends may come first.
-                _ = worker.waitForWork(on: nil, until: .now + .seconds(3600))
+                // Not on the connection: the answer to what the submitting thread sends may come
+                // first. The ring is sure to come: the submitter looks for this wait once it is done.
+                _ = worker.doorbell.wait(for: -1, events: 0, until: nil)
             }
             // Every ring is for a change the next look under the lock sees: clear it before looking,
             // so a ring that came for something already handled doesn't end the next wait at once.
@@ -222,7 +224,7 @@ private final class Worker: @unchecked Sendable {
 
     /// `nil` when no pipe is left for the wakers.
     init?(pool: HostPool, first: NativeExchange) {
-        guard let doorbell = Waker(), let waker = Waker() else { return nil }
+        guard let doorbell = try? Waker(), let waker = try? Waker() else { return nil }
         self.pool = pool
         self.first = first
         self.doorbell = doorbell
@@ -242,13 +244,8 @@ private final class Worker: @unchecked Sendable {
     /// Waits until the doorbell rings, `socket` has something to read (a response to a transfer
     /// sent for the worker, or the server closing), or `deadline` passes.
     ///
-    /// - Returns: Whether `socket` became readable.
+    /// - Returns: Whether `socket` became readable (and the doorbell didn't ring).
     func waitForWork(on socket: NativeSocket?, until deadline: ContinuousClock.Instant) -> Bool {
-        var fds = (
-            pollfd(fd: doorbell.readDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: socket?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
-        )
-        guard let ready = NativeSocket.pollPair(&fds, until: deadline) else { return false }
-        return ready > 0 && fds.1.revents != 0
+        doorbell.wait(for: socket?.descriptor ?? -1, events: Int16(POLLIN), until: deadline) == .ready
     }
 }

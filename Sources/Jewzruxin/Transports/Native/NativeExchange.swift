@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,59 +13,12 @@ import Darwin
 
 /// Why a socket operation stopped.
 enum SocketFailure: Error, Equatable {
-    /// The wait was interrupted by ``Waker/wake()``.
+    /// The wait was interrupted by the transfer's `Waker`.
     case woken
     case timedOut
     /// The peer closed or reset the connection.
     case closed
     case system(Int32)
-}
-
-/// Interrupts a thread blocked in a ``NativeSocket`` wait, from any thread.
-final class Waker: Sendable {
-    let readDescriptor: Int32
-    private let writeDescriptor: Int32
-    private let signalled = Locked(false)
-
-    init?() {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        readDescriptor = fds[0]
-        writeDescriptor = fds[1]
-    }
-
-    deinit {
-        close(readDescriptor)
-        close(writeDescriptor)
-    }
-
-    /// Makes the current and every later wait return ``SocketFailure/woken`` until ``reset()``.
-    func wake() {
-        signalled.withLock { signalled in
-            guard !signalled else { return }
-            signalled = true
-            var one: UInt8 = 1
-            _ = write(writeDescriptor, &one, 1)
-        }
-    }
-
-    var isSignalled: Bool {
-        signalled.withLock { $0 }
-    }
-
-    /// Clears a wake-up, before the waker serves a new transfer.
-    func reset() {
-        signalled.withLock { signalled in
-            guard signalled else { return }
-            signalled = false
-            var buffer = [UInt8](repeating: 0, count: 8)
-            while read(readDescriptor, &buffer, 8) > 0 {}
-        }
-    }
 }
 
 /// A non-blocking TCP socket used with blocking semantics: every wait is a `poll` bounded by a
@@ -150,34 +104,11 @@ final class NativeSocket {
 
     /// Waits until the socket is ready for `events`, the deadline passes or the waker fires.
     func wait(for events: Int16, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
-        var fds = (
-            pollfd(fd: descriptor, events: events, revents: 0),
-            pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0)
-        )
-        while true {
-            guard let ready = Self.pollPair(&fds, until: deadline) else { throw .timedOut }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .system(errno)
-            }
-            if fds.1.revents != 0 { throw .woken }
-            if fds.0.revents != 0 { return }
-        }
-    }
-
-    /// Waits in `poll` until one of two descriptors is ready or `deadline` passes; a negative
-    /// descriptor is ignored, as POSIX has it.
-    ///
-    /// - Returns: What `poll` returned (the number ready, or -1 with `errno` set), or `nil` when the
-    ///   deadline had passed already.
-    static func pollPair(_ pair: inout (pollfd, pollfd), until deadline: ContinuousClock.Instant) -> Int32? {
-        let remaining = deadline - .now
-        guard remaining > .zero else { return nil }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-        // A homogeneous tuple is laid out as an array of its elements.
-        return withUnsafeMutablePointer(to: &pair) {
-            $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, Int32(milliseconds)) }
+        switch waker.wait(for: descriptor, events: events, until: deadline) {
+        case .ready: return
+        case .woken: throw .woken
+        case .timedOut: throw .timedOut
+        case .failed(let code): throw .system(code)
         }
     }
 
