@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "JewzruxinTesting", dependencies: ["Jewzruxin"]),
         // Hashes, auth-param parsing and Digest computation shared by the client and the sandbox;
         // not a product: its API is `package`-level.
-        .target(name: "JewzruxinAuth"),
+        .target(name: "JewzruxinAuth", dependencies: ["JewzruxinPrimitives"]),
         // The lock and the other low-level pieces the client and the sandbox share; not a product:
         // its API is `package`-level.
         .target(name: "JewzruxinPrimitives"),

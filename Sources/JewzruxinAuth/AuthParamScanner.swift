@@ -1,3 +1,5 @@
+import JewzruxinPrimitives
+
 /// A forgiving scanner for the challenge / credentials grammar of RFC 7235:
 ///
 /// ```
@@ -109,7 +111,7 @@ struct AuthParamScanner {
     /// Whether the input at the current position is `token BWS "="` (without moving).
     private func isParameterStart() -> Bool {
         var probe = index
-        while probe < bytes.count, Self.isTokenByte(bytes[probe]) { probe += 1 }
+        while probe < bytes.count, HTTPHeaderSyntax.isTokenByte(bytes[probe]) { probe += 1 }
         guard probe > index else { return false }
         while probe < bytes.count, Self.isWhitespace(bytes[probe]) { probe += 1 }
         return probe < bytes.count && bytes[probe] == UInt8(ascii: "=")
@@ -131,7 +133,7 @@ struct AuthParamScanner {
     /// Reads a token (RFC 9110 tchar run), or returns `nil` without moving.
     private mutating func token() -> String? {
         let start = index
-        while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPHeaderSyntax.isTokenByte(bytes[index]) { index += 1 }
         guard index > start else { return nil }
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
@@ -201,17 +203,11 @@ struct AuthParamScanner {
         isWhitespace(byte) || byte == UInt8(ascii: ",")
     }
 
-    /// RFC 9110 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || tokenSymbols.contains(byte)
-    }
-
     /// The characters of a token68 before its `=` padding.
     static func isToken68Byte(_ byte: UInt8) -> Bool {
         isAlphanumeric(byte) || token68Symbols.contains(byte)
     }
 
-    private static let tokenSymbols = Set("!#$%&'*+-.^_`|~".utf8)
     private static let token68Symbols = Set("-._~+/".utf8)
 
     /// ASCII letters and digits.

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 /// The request line and header section of one request.
 struct RequestHead: Equatable {
@@ -70,7 +71,7 @@ enum HTTPParser {
             throw .rejected(status: 400, message: "malformed request line")
         }
         let method = parts[0], target = parts[1], version = parts[2]
-        guard !method.isEmpty, method.allSatisfy(isTokenByte) else {
+        guard !method.isEmpty, method.allSatisfy(HTTPHeaderSyntax.isTokenByte) else {
             throw .rejected(status: 400, message: "malformed request method")
         }
         guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -108,7 +109,7 @@ enum HTTPParser {
             throw .rejected(status: 400, message: "obsolete header line folding is not accepted")
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              line[..<colon].allSatisfy(isTokenByte)
+              line[..<colon].allSatisfy(HTTPHeaderSyntax.isTokenByte)
         else {
             throw .rejected(status: 400, message: "malformed header field")
         }
@@ -206,20 +207,9 @@ enum HTTPParser {
         }
     }
 
-    /// Parses `chunk-size [ chunk-ext ]`: hex digits, optionally followed by `;ext`.
+    /// Parses `chunk-size [ chunk-ext ]` (the line without its CRLF), by the package's one rule.
     static func parseChunkSize(_ line: [UInt8]) -> Int? {
-        var digits = line[...]
-        if let semicolon = digits.firstIndex(of: UInt8(ascii: ";")) {
-            digits = digits[..<semicolon]
-        }
-        while let byte = digits.last, byte == 0x20 || byte == 0x09 { digits.removeLast() }
-        guard !digits.isEmpty, digits.count <= 15 else { return nil }
-        var value = 0
-        for byte in digits {
-            guard let nibble = SandboxRequest.hexValue(byte) else { return nil }
-            value = value << 4 | Int(nibble)
-        }
-        return value
+        HTTPHeaderSyntax.chunkSize(line).map { Int($0) }
     }
 
     // MARK: Helpers
@@ -232,17 +222,6 @@ enum HTTPParser {
     /// Splits a comma-separated header value into trimmed, non-empty items.
     static func listItems(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    /// RFC 9110 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     static func isDigit(_ byte: UInt8) -> Bool {

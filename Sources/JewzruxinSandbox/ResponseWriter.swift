@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 #if canImport(Glibc)
 import Glibc
@@ -137,7 +138,7 @@ enum ResponseWriter {
     /// so that no handler can split the response.
     static func serializeHead(status: Int, reason: String?, headers: SandboxHeaders) -> Data {
         var text = "HTTP/1.1 \(status) \(sanitize(reason ?? SandboxResponse.reasonPhrase(for: status)))\r\n"
-        for field in headers where !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPParser.isTokenByte) {
+        for field in headers where !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPHeaderSyntax.isTokenByte) {
             text += "\(field.name): \(sanitize(field.value))\r\n"
         }
         text += "\r\n"

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 // `/echo/` builds a response from its query:
 //
@@ -60,7 +61,7 @@ extension Sandbox {
             }
             let name = specification[..<colon].trimmingCharacters(in: .whitespaces)
             let value = specification[specification.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPParser.isTokenByte) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPHeaderSyntax.isTokenByte) else {
                 throw ParameterError("header name \"\(name)\" is not a valid field name")
             }
             guard !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {

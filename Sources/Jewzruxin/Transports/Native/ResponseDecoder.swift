@@ -180,7 +180,7 @@ struct ResponseDecoder {
                 if buffer.count >= 1024 { throw .badChunk }
                 return nil
             }
-            let size = try Self.chunkSize(buffer.slice(0..<end))
+            guard let size = HTTPHeaderSyntax.chunkSize(Self.trimmed(buffer.slice(0..<end))) else { throw .badChunk }
             buffer.skip(end)
             state = size == 0 ? .trailers(size: 0) : .chunkData(remaining: size)
             return try next(&buffer)
@@ -407,31 +407,6 @@ struct ResponseDecoder {
         let reasonBytes = line.count > 13 ? line[(start + 13)...] : []
         guard reasonBytes.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badStatusLine }
         return ResponseHead(major: major, minor: minor, status: status, reason: String(decoding: reasonBytes, as: UTF8.self), fields: [])
-    }
-
-    /// The size of a chunk from its size line (`1a;ext=1\r\n`).
-    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(ResponseDecodingError) -> Int64 {
-        let line = trimmed(line)
-        var size: Int64 = 0
-        var digits = 0
-        for byte in line {
-            let value: Int64
-            switch byte {
-            case 0x30...0x39: value = Int64(byte - 0x30)
-            case 0x41...0x46: value = Int64(byte - 0x41 + 10)
-            case 0x61...0x66: value = Int64(byte - 0x61 + 10)
-            case 0x3B, 0x20, 0x09:
-                // Extensions follow; they are ignored.
-                guard digits > 0 else { throw .badChunk }
-                return size
-            default: throw .badChunk
-            }
-            digits += 1
-            guard digits <= 15 else { throw .badChunk }
-            size = size * 16 + value
-        }
-        guard digits > 0 else { throw .badChunk }
-        return size
     }
 
     /// `line` without its line ending (`\r\n` or a bare `\n`).
