@@ -2,13 +2,13 @@
 /// names (RFC 9110 §5), optional whitespace, and the size line of a chunked body (RFC 9112 §7.1).
 ///
 /// One copy, so the client's request checks, the native transport's decoder, the sandbox's parser and
-/// the `Authorization` scanner agree on what a token is. The functions are inlinable: they run per
-/// byte or per field on every request, and a call into another module must cost what one within the
-/// module did.
-package enum HTTPHeaderSyntax {
+/// the `Authorization` scanner agree on what a token is. The functions are inlinable, and public for
+/// that (see ``Locked``): they run per byte or per field on every request, and a call into another
+/// module must cost what one within the module did.
+public enum HTTPHeaderSyntax {
     /// A `tchar` of RFC 9110 §5.6.2: a byte allowed in a field name, a method or a token.
     @inlinable
-    package static func isTokenByte(_ byte: UInt8) -> Bool {
+    public static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
@@ -19,13 +19,13 @@ package enum HTTPHeaderSyntax {
     /// Whether `a` and `b` are the same but for the case of ASCII letters, as field names and the
     /// tokens of HTTP are compared (RFC 9110 §5.1); no Unicode case folding.
     @inlinable
-    package static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+    public static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
         equalIgnoringASCIICase(a.utf8, b.utf8)
     }
 
     /// Whether two byte sequences are the same but for the case of ASCII letters.
     @inlinable
-    package static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    public static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         // Native strings and arrays are contiguous: compare their bytes without stepping indices,
         // which for a `String.UTF8View` cost more than the comparison (names are compared per field,
@@ -55,7 +55,7 @@ package enum HTTPHeaderSyntax {
 
     /// `bytes` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3).
     @inlinable
-    package static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
+    public static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
             return bytes[bytes.endIndex...]
         }
@@ -64,7 +64,7 @@ package enum HTTPHeaderSyntax {
 
     /// A space or a horizontal tab: optional (and "bad") whitespace.
     @inlinable
-    package static func isSpace(_ byte: UInt8) -> Bool {
+    public static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09
     }
 
@@ -76,7 +76,7 @@ package enum HTTPHeaderSyntax {
     /// extensions after a `;`, which are not looked at. Anything else after the digits is an error, as
     /// is a sign, a `0x` prefix or whitespace before them.
     @inlinable
-    package static func chunkSize(_ line: some Collection<UInt8>) -> Int64? {
+    public static func chunkSize(_ line: some Collection<UInt8>) -> Int64? {
         var size: Int64 = 0
         var digits = 0
         var index = line.startIndex
