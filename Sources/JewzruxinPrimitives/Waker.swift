@@ -119,13 +119,13 @@ package final class Waker: Sendable {
     ///     makes the call a sleep that a wake-up ends.
     ///   - events: `poll` events of `descriptor`, such as `POLLIN`.
     ///   - deadline: When to give up; `nil` waits without limit.
-    package func wait(for descriptor: Int32, events: Int16, until deadline: ContinuousClock.Instant?) -> WaitOutcome {
+    package func wait(for descriptor: Int32, events: Int16, until deadline: MonotonicTime?) -> WaitOutcome {
         var fds = (
             pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: descriptor, events: events, revents: 0)
         )
         while true {
-            let timeout = deadline.map(Self.milliseconds(until:)) ?? -1
+            let timeout = deadline.map { $0.pollMilliseconds(from: .now) } ?? -1
             // A homogeneous tuple is laid out as an array of its elements: no array is allocated.
             let count = withUnsafeMutablePointer(to: &fds) {
                 $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, timeout) }
@@ -137,17 +137,8 @@ package final class Waker: Sendable {
             }
             if fds.0.revents != 0 { return .woken }
             if fds.1.revents != 0 { return .ready }
-            if let deadline, ContinuousClock.now >= deadline { return .timedOut }
+            if let deadline, MonotonicTime.now >= deadline { return .timedOut }
         }
-    }
-
-    /// The milliseconds from now to `deadline`, rounded up (0 when it has passed), as `poll` takes them.
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        let remaining = deadline - .now
-        guard remaining > .zero else { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
-        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 }
 

@@ -77,11 +77,4 @@ enum Platform {
     static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
-
-    /// A monotonic timestamp in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
-        var spec = timespec()
-        _ = clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
-    }
 }

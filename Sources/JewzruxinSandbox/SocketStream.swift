@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +124,7 @@ final class SocketStream {
     /// destroyed by a reset, then closes.
     func lingeringClose(timeout: Double = 1, limit: Int = 1 << 20) {
         Platform.shutdownWrite(fd)
-        let deadline = Platform.monotonicNanoseconds() &+ UInt64(timeout * 1_000_000_000)
+        let deadline = MonotonicTime.now(plus: timeout)
         var discarded = 0
         readLoop: while discarded < limit {
             let received = scratch.withUnsafeMutableBytes { Platform.receiveBytes(fd, $0) }
@@ -135,9 +136,7 @@ final class SocketStream {
             let code = Platform.lastError
             if code == EINTR { continue }
             guard code == EAGAIN || code == EWOULDBLOCK else { break }
-            let now = Platform.monotonicNanoseconds()
-            guard now < deadline else { break }
-            switch stop.wait(for: fd, events: Int16(POLLIN), timeout: Double(deadline - now) / 1e9) {
+            switch stop.wait(for: fd, events: Int16(POLLIN), until: deadline) {
             case .ready: continue readLoop
             case .stopped, .timedOut: break readLoop
             }

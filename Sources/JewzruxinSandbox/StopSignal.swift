@@ -40,9 +40,13 @@ final class StopSignal: Sendable {
 
     /// Waits until `fd` reports one of `events`, the signal fires, or the timeout elapses.
     ///
-    /// - Parameter timeout: seconds; `nil` waits without limit.
+    /// - Parameter timeout: seconds (at most a day); `nil` waits without limit.
     func wait(for fd: Int32, events: Int16, timeout: Double? = nil) -> WaitOutcome {
-        let deadline = timeout.map { ContinuousClock.now + .nanoseconds(Self.nanoseconds($0)) }
+        wait(for: fd, events: events, until: timeout.map { MonotonicTime.now(plus: min($0, 86_400)) })
+    }
+
+    /// Waits until `fd` reports one of `events`, the signal fires, or `deadline` passes.
+    func wait(for fd: Int32, events: Int16, until deadline: MonotonicTime?) -> WaitOutcome {
         switch waker.wait(for: fd, events: events, until: deadline) {
         case .woken: return .stopped
         case .timedOut: return .timedOut
@@ -57,10 +61,5 @@ final class StopSignal: Sendable {
     func sleep(_ seconds: Double) -> Bool {
         guard seconds > 0 else { return !isFired }
         return wait(for: -1, events: 0, timeout: seconds) != .stopped
-    }
-
-    private static func nanoseconds(_ seconds: Double) -> Int64 {
-        guard seconds.isFinite, seconds > 0 else { return 0 }
-        return Int64(min(seconds, 86_400) * 1_000_000_000)
     }
 }

@@ -23,7 +23,7 @@ struct WakerTests {
         #expect(waker.isSignalled)
         waker.reset()
         #expect(!waker.isSignalled)
-        #expect(waker.wait(for: -1, events: 0, until: .now + .milliseconds(1)) == .timedOut)
+        #expect(waker.wait(for: -1, events: 0, until: .now(plus: 0.001)) == .timedOut)
     }
 
     @Test("a ready descriptor ends the wait; a wake-up wins over it")
@@ -47,5 +47,29 @@ struct WakerTests {
         waker.wake()
         #expect(!waker.isSignalled)
         waker.close()
+    }
+}
+
+@Suite("MonotonicTime: deadlines that no timeout makes trap")
+struct MonotonicTimeTests {
+    @Test("seconds saturate: negative and NaN are none, infinite and huge are the distant future")
+    func saturation() {
+        let now = MonotonicTime.now
+        #expect(now.adding(seconds: -1) == now)
+        #expect(now.adding(seconds: .nan) == now)
+        #expect(now.adding(seconds: .infinity) == .distantFuture)
+        #expect(now.adding(seconds: 1e300) == .distantFuture)
+        #expect(now.adding(seconds: 1.5).nanoseconds - now.nanoseconds == 1_500_000_000)
+        #expect(MonotonicTime.now >= now)
+    }
+
+    @Test("poll milliseconds round up, are 0 once passed and at most Int32.max")
+    func pollMilliseconds() {
+        let now = MonotonicTime(nanoseconds: 1_000_000_000)
+        #expect(now.pollMilliseconds(from: now) == 0)
+        #expect(now.pollMilliseconds(from: now.adding(seconds: 1)) == 0)
+        #expect(now.adding(nanoseconds: 1).pollMilliseconds(from: now) == 1)
+        #expect(now.adding(nanoseconds: 1_500_000).pollMilliseconds(from: now) == 2)
+        #expect(MonotonicTime.distantFuture.pollMilliseconds(from: now) == .max)
     }
 }

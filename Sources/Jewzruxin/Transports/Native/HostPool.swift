@@ -149,7 +149,7 @@ final class HostPool: @unchecked Sendable {
                 }
             } else if !isShutDown {
                 worker.idleSocket = connection?.socket
-                worker.idleDeadline = .now + .seconds(idleTimeout)
+                worker.idleDeadline = MonotonicTime.now(plus: idleTimeout)
                 idle.append(worker)
             }
         }
@@ -158,7 +158,7 @@ final class HostPool: @unchecked Sendable {
     /// Waits for the transfer handed to `worker`; `nil` when the worker should end (idle too long,
     /// its connection closed or spoke unasked, or the pool was shut down).
     fileprivate func nextExchange(for worker: Worker, connection: NativeConnection?) -> NativeExchange? {
-        enum Next { case take(NativeExchange), end, wait(until: ContinuousClock.Instant), waitForHandoff }
+        enum Next { case take(NativeExchange), end, wait(until: MonotonicTime), waitForHandoff }
         var connectionSpoke = false
         while true {
             let next: Next = locked {
@@ -172,7 +172,7 @@ final class HostPool: @unchecked Sendable {
                     worker.handoff = nil
                     return .take(exchange)
                 }
-                guard isShutDown || connectionSpoke || ContinuousClock.now >= worker.idleDeadline else {
+                guard isShutDown || connectionSpoke || MonotonicTime.now >= worker.idleDeadline else {
                     return .wait(until: worker.idleDeadline)
                 }
                 idle.removeAll { $0 === worker }
@@ -213,7 +213,7 @@ private final class Worker: @unchecked Sendable {
     /// The socket of the connection, while the worker is idle with one.
     var idleSocket: NativeSocket?
     /// When the idle worker ends if no work comes.
-    var idleDeadline = ContinuousClock.now
+    var idleDeadline = MonotonicTime.now
     /// Rung to make an idle worker look at its handoff, or end.
     let doorbell: Waker
     /// Interrupts the transfer the worker runs (its cancel).
@@ -245,7 +245,7 @@ private final class Worker: @unchecked Sendable {
     /// sent for the worker, or the server closing), or `deadline` passes.
     ///
     /// - Returns: Whether `socket` became readable (and the doorbell didn't ring).
-    func waitForWork(on socket: NativeSocket?, until deadline: ContinuousClock.Instant) -> Bool {
+    func waitForWork(on socket: NativeSocket?, until deadline: MonotonicTime) -> Bool {
         doorbell.wait(for: socket?.descriptor ?? -1, events: Int16(POLLIN), until: deadline) == .ready
     }
 }

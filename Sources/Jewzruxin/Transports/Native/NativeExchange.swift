@@ -66,7 +66,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         /// How much of `message` went out, or why none could.
         let outcome: Result<Int, SocketFailure>
         /// When the response must have begun: the timeout, counted from the send.
-        let answerDeadline: ContinuousClock.Instant
+        let answerDeadline: MonotonicTime
     }
 
     init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, pool: HostPool) {
@@ -134,7 +134,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     ///
     /// - Returns: When the response must have begun, or `nil` when nothing was sent (the worker
     ///   sends it).
-    func sendEagerly(on socket: NativeSocket) -> ContinuousClock.Instant? {
+    func sendEagerly(on socket: NativeSocket) -> MonotonicTime? {
         // A large body goes from the worker, which encodes the head itself: don't encode it here first.
         guard upload == nil, (inlineBody?.count ?? 0) <= Self.singleWriteBodyLimit, !state.withLock({ $0.cancelled }),
               let head = try? encodeHead(), head.framing != .chunked
@@ -143,7 +143,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         if case .data(let data) = head.body { message.append(contentsOf: data) }
         // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
         guard socket.isReusable else { return nil }
-        let answerDeadline = ContinuousClock.now + .seconds(settings.timeout(for: request.core))
+        let answerDeadline = MonotonicTime.now(plus: settings.timeout(for: request.core))
         let outcome = message.withUnsafeBytes { bytes in Result { () throws(SocketFailure) in try socket.sendWithoutWaiting(bytes) } }
         early = EarlySend(head: head, message: message, outcome: outcome, answerDeadline: answerDeadline)
         return answerDeadline
@@ -215,12 +215,12 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
                 current = connection
             } else {
                 current = try mapFailure(of: "connecting") {
-                    NativeConnection(socket: try NativeSocket.connect(to: origin, deadline: .now + .seconds(timeout), waker: waker))
+                    NativeConnection(socket: try NativeSocket.connect(to: origin, deadline: MonotonicTime.now(plus: timeout), waker: waker))
                 }
                 connection = current
             }
             do {
-                let answerDeadline: ContinuousClock.Instant?
+                let answerDeadline: MonotonicTime?
                 if let sent = early.take() {
                     try finishSending(sent, on: current, timeout: timeout, waker: waker)
                     answerDeadline = sent.answerDeadline
@@ -311,7 +311,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         if count < sent.message.count {
             try mapFailure(of: "sending", stale: connection.hasServed ? true : nil) {
                 try sent.message.withUnsafeBytes {
-                    try connection.socket.write(UnsafeRawBufferPointer(rebasing: $0[count...]), deadline: .now + .seconds(timeout), waker: waker)
+                    try connection.socket.write(UnsafeRawBufferPointer(rebasing: $0[count...]), deadline: MonotonicTime.now(plus: timeout), waker: waker)
                 }
             }
         }
@@ -325,7 +325,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         let socket = connection.socket
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             try mapFailure(of: "sending", stale: !connection.hasServed ? nil : true) {
-                try socket.write(bytes, deadline: .now + .seconds(timeout), waker: waker)
+                try socket.write(bytes, deadline: MonotonicTime.now(plus: timeout), waker: waker)
             }
         }
         switch encoded.body {
@@ -393,7 +393,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     ///
     /// - Parameter firstDeadline: When the first bytes must have come, if not `timeout` from now;
     ///   given for a request the submitting thread sent.
-    private func receive(on connection: NativeConnection, timeout: TimeInterval, firstDeadline: ContinuousClock.Instant?, waker: Waker) throws -> Bool {
+    private func receive(on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker) throws -> Bool {
         var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
         let socket = connection.socket
         let scratch = connection.scratch
@@ -422,7 +422,7 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
             }
             let count = try mapFailure(of: "receiving", stale: connection.hasServed && !receivedAny ? true : nil) {
                 try socket.read(
-                    into: scratch, deadline: waitsFirst ? firstDeadline ?? .now + .seconds(timeout) : .now + .seconds(timeout),
+                    into: scratch, deadline: waitsFirst ? firstDeadline ?? MonotonicTime.now(plus: timeout) : MonotonicTime.now(plus: timeout),
                     waker: waker, waitingFirst: waitsFirst)
             }
             waitsFirst = false

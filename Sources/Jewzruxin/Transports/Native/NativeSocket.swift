@@ -46,7 +46,7 @@ final class NativeSocket {
     /// Resolves `origin` and connects to the first address that answers.
     ///
     /// - Throws: `URLError(.cannotFindHost)`, `.cannotConnectToHost`, `.timedOut`, `.cancelled`.
-    static func connect(to origin: Origin, deadline: ContinuousClock.Instant, waker: Waker) throws -> NativeSocket {
+    static func connect(to origin: Origin, deadline: MonotonicTime, waker: Waker) throws -> NativeSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamSocketType
@@ -78,7 +78,7 @@ final class NativeSocket {
         throw lastError
     }
 
-    private static func connect(_ info: addrinfo, deadline: ContinuousClock.Instant, waker: Waker) throws -> NativeSocket {
+    private static func connect(_ info: addrinfo, deadline: MonotonicTime, waker: Waker) throws -> NativeSocket {
         let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
         guard fd >= 0 else { throw SocketFailure.system(errno) }
         let socket = NativeSocket(descriptor: fd)
@@ -103,7 +103,7 @@ final class NativeSocket {
     // MARK: Waiting, reading, writing
 
     /// Waits until the socket is ready for `events`, the deadline passes or the waker fires.
-    func wait(for events: Int16, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
+    func wait(for events: Int16, deadline: MonotonicTime, waker: Waker) throws(SocketFailure) {
         switch waker.wait(for: descriptor, events: events, until: deadline) {
         case .ready: return
         case .woken: throw .woken
@@ -118,7 +118,7 @@ final class NativeSocket {
     ///   (saves a `recv` that would fail with `EAGAIN`).
     /// - Returns: The number of bytes read; `0` when the peer closed the connection.
     func read(
-        into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker, waitingFirst: Bool = false
+        into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicTime, waker: Waker, waitingFirst: Bool = false
     ) throws(SocketFailure) -> Int {
         if waitingFirst { try wait(for: Int16(POLLIN), deadline: deadline, waker: waker) }
         while true {
@@ -135,7 +135,7 @@ final class NativeSocket {
     }
 
     /// Writes all of `bytes`, waiting for room as needed.
-    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant, waker: Waker) throws(SocketFailure) {
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: MonotonicTime, waker: Waker) throws(SocketFailure) {
         var offset = 0
         while offset < bytes.count {
             guard !waker.isSignalled else { throw .woken }
