@@ -27,7 +27,9 @@ package struct WakerError: Error, Equatable {
 /// reset also clears a wake that came just before it.
 ///
 /// A flag under the lock records the byte, so at most one is ever in the pipe: ``wake()`` never
-/// blocks, repeated wakes cost nothing, and ``reset()`` reads only when there is a byte to read.
+/// blocks, repeated wakes cost nothing, and ``reset()`` reads only when there is a byte to read. The
+/// write and the read are made under that lock, the waker's own, so that the flag and the pipe agree;
+/// each is one non-blocking system call on a pipe that no one else reads or writes.
 package final class Waker: Sendable {
     /// The end to include in a `poll` set, readable while the waker is signalled.
     package let readDescriptor: Int32

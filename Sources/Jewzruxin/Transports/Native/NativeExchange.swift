@@ -28,10 +28,9 @@ final class NativeConnection {
     }
 }
 
-/// One transfer on a ``NativeTransport``: its request, how it is going, and the exchange of bytes
-/// a worker runs for it.
-final class NativeExchange: HTTPTransfer, @unchecked Sendable {
-    // Immutable after init, except what `state` guards.
+/// One transfer on a ``NativeTransport``: its request, how it is going (its ``StateMachine``), and
+/// the exchange of bytes a worker runs for it.
+final class NativeExchange: HTTPTransfer {
     let request: HTTPRequest
     let upload: HTTPCycle.UploadSource?
     let events: HTTPTransferEvents
@@ -39,32 +38,21 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
     let origin: Origin
     /// The pool's `Host` value.
     private let hostField: String
-    private weak var pool: HostPool?
+    private weak let pool: HostPool?
+    private let state = Locked(StateMachine<Waker>())
 
-    private struct State {
-        var started = false
-        var running = false
-        var cancelled = false
-        var completed = false
-        /// The waker of the worker running it, while it runs.
-        var waker: Waker?
-        /// The doorbell of the idle worker it was handed to, until that worker runs it.
-        var doorbell: Waker?
-    }
-
-    private let state = Locked(State())
-
-    /// The request as sent by the submitting thread on the connection of the worker it was handed
-    /// to (``sendEagerly(on:)``). Written before the pool marks the handoff ready and read by the
-    /// worker after it saw that, both under the pool's lock, which orders the two.
-    private var early: EarlySend?
-
-    private struct EarlySend {
-        let head: EncodedHead
+    /// The request as the submitting thread sent it on the connection of the idle worker it was handed
+    /// to (``handOff(to:socket:)``); the pool gives it to the worker with the transfer.
+    ///
+    /// Small on purpose (one array and plain values): the pool moves it from the submitting thread to
+    /// the worker, per request. Not the encoded head, which a resend on a new connection encodes again.
+    struct EarlySend: Sendable {
         /// Head and body, as one message.
-        let message: [UInt8]
+        fileprivate let message: [UInt8]
+        /// The size of the body in `message`, reported as sent once all of it is.
+        fileprivate let bodyCount: Int
         /// How much of `message` went out, or why none could.
-        let outcome: Result<Int, SocketFailure>
+        fileprivate let outcome: Result<Int, SocketFailure>
         /// When the response must have begun: the timeout, counted from the send.
         let answerDeadline: MonotonicTime
     }
@@ -79,130 +67,117 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
         self.pool = pool
     }
 
+    /// Gives the transfer to its pool, the first time.
     func resume() {
-        let go = state.withLock { s -> Bool in
-            guard !s.started, !s.cancelled else { return false }
-            s.started = true
-            return true
+        switch state.withLock({ $0.resume() }) {
+        case .submit:
+            // A transport that is gone has shut its pools down, which refuses transfers: the same.
+            guard let pool else { return finishUnstarted(error: URLError(.cancelled)) }
+            pool.submit(self)
+        case .none:
+            break
         }
-        guard go, let pool else { return }
-        pool.submit(self)
     }
 
+    /// Ends the transfer with `URLError(.cancelled)`, from any thread, whatever it is doing (see
+    /// ``StateMachine/CancelAction``).
     func cancel() {
-        let wasQueued = state.withLock { s -> Bool in
-            guard !s.cancelled, !s.completed else { return false }
-            s.cancelled = true
-            // Woken under the lock: the worker clears `running` under it before the waker serves
-            // another transfer, so a late cancel can't stop the next one.
-            s.waker?.wake()
-            // An idle worker holding it wakes to end it (a stray ring only makes it look again).
-            s.doorbell?.wake()
-            return !s.running
-        }
-        guard wasQueued else { return }
-        if pool?.removePending(self) ?? true || !state.withLock({ $0.started }) {
-            finishUnstarted(error: URLError(.cancelled))
+        switch state.withLock({ $0.cancel() }) {
+        case .none:
+            break
+        case .report:
+            Self.report(URLError(.cancelled), to: events)
+        case .withdraw(let doorbell):
+            doorbell?.wake()
+            if pool?.withdraw(self) ?? true { finishUnstarted(error: URLError(.cancelled)) }
+        case .interrupt(let waker):
+            waker.wake()
         }
     }
 
     /// Reports the end of a transfer no worker ran; off the caller's thread, which may hold the
     /// cycle's lock.
     func finishUnstarted(error: any Error) {
-        let first = state.withLock { s -> Bool in
-            guard !s.completed, !s.running else { return false }
-            s.completed = true
-            return true
-        }
-        guard first else { return }
-        Self.reportQueue.async { self.events.didComplete(error: error) }
+        guard state.withLock({ $0.finishUnstarted() }) else { return }
+        Self.report(error, to: events)
+    }
+
+    private static func report(_ error: any Error, to events: HTTPTransferEvents) {
+        reportQueue.async { events.didComplete(error: error) }
     }
 
     private static let reportQueue = DispatchQueue(label: "Jewzruxin.NativeTransport.report")
 
-    /// Notes the doorbell of the idle worker the exchange was handed to, for a cancel to ring.
-    func handedOff(to doorbell: Waker) {
-        state.withLock { s in
-            s.doorbell = doorbell
-            if s.cancelled { doorbell.wake() }
-        }
-    }
-
-    /// Sends the request on `socket`, the connection of the idle worker it was handed to, from the
-    /// submitting thread, when it is small (no upload, no chunking, a body of 64 KiB at most) and the
-    /// connection looks usable. The worker then goes straight to reading the response.
+    /// The pool handed the transfer to the idle worker whose doorbell is `doorbell`, with the
+    /// `socket` of its connection if it has one: notes the doorbell for a cancel to ring, and sends the
+    /// request on `socket` from the submitting thread when it is small (no upload, no chunking, a body
+    /// of 64 KiB at most) and the connection looks usable. The worker then goes straight to reading
+    /// the response.
     ///
-    /// - Returns: When the response must have begun, or `nil` when nothing was sent (the worker
-    ///   sends it).
-    func sendEagerly(on socket: NativeSocket) -> MonotonicTime? {
-        // A large body goes from the worker, which encodes the head itself: don't encode it here first.
-        guard upload == nil, (inlineBody?.count ?? 0) <= Self.singleWriteBodyLimit, !state.withLock({ $0.cancelled }),
+    /// - Returns: What was sent, or `nil` when nothing was (the worker sends it).
+    func handOff(to doorbell: Waker, socket: NativeSocket?) -> EarlySend? {
+        guard state.withLock({ $0.handedOff(to: doorbell) }), let socket,
+              // A large body goes from the worker, which encodes the head itself: don't encode it here first.
+              upload == nil, (inlineBody?.count ?? 0) <= Self.singleWriteBodyLimit,
               let head = try? encodeHead(), head.framing != .chunked
         else { return nil }
         var message = head.bytes
-        if case .data(let data) = head.body { message.append(contentsOf: data) }
+        var bodyCount = 0
+        if case .data(let data) = head.body {
+            message.append(contentsOf: data)
+            bodyCount = data.count
+        }
         // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
         guard socket.isReusable else { return nil }
         let answerDeadline = MonotonicTime.now(plus: settings.timeout(for: request.core))
         let outcome = message.withUnsafeBytes { bytes in Result { () throws(SocketFailure) in try socket.sendWithoutWaiting(bytes) } }
-        early = EarlySend(head: head, message: message, outcome: outcome, answerDeadline: answerDeadline)
-        return answerDeadline
+        return EarlySend(message: message, bodyCount: bodyCount, outcome: outcome, answerDeadline: answerDeadline)
     }
 
     // MARK: Running, on a worker's thread
 
-    /// Runs the exchange on `connection` (reused when set, replaced when it breaks), calls
-    /// `available` with the connection left once the worker may take another transfer, then reports
-    /// the end.
-    func run(on connection: inout NativeConnection?, waker: Waker, available: (NativeConnection?) -> Void) {
-        let go = state.withLock { s -> Bool in
-            s.doorbell = nil
-            guard !s.cancelled, !s.completed else { return false }
-            s.running = true
-            s.waker = waker
-            return true
-        }
-        guard go else {
+    /// Runs the exchange on `connection` (reused when set, replaced when it breaks), after what the
+    /// submitting thread sent of it (`early`), calls `available` with the connection left once the
+    /// worker may take another transfer, then reports the end.
+    func run(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker, available: (NativeConnection?) -> Void) {
+        let start = state.withLock { $0.start(with: waker) }
+        guard start == .run else {
             if early != nil {
                 // Its request went out: the answer would arrive where the next transfer's should.
                 connection?.close()
                 connection = nil
             }
             available(connection)
-            finishUnstarted(error: URLError(.cancelled))
+            if start == .finishCancelled { events.didComplete(error: URLError(.cancelled)) }
             return
         }
         var outcome: (any Error)?
         do {
-            try exchange(on: &connection, waker: waker)
+            try exchange(on: &connection, early: early, waker: waker)
         } catch {
             connection?.close()
             connection = nil
             outcome = error
         }
-        state.withLock { s in
-            s.running = false
-            s.completed = true
-            s.waker = nil
+        if state.withLock({ $0.finishRunning() }) {
+            // A cancel saw the transfer running, and wakes the waker after its lock: wait for that
+            // wake-up (it may be here already) and clear it, so it can't stop the next transfer.
+            _ = waker.wait(for: -1, events: 0, until: nil)
+            waker.reset()
         }
-        // No cancel can reach this waker any more: clear a late one before the next transfer.
-        waker.reset()
         available(connection)
-        report(outcome)
-    }
-
-    private func report(_ error: (any Error)?) {
-        events.didComplete(error: error)
+        events.didComplete(error: outcome)
     }
 
     private var isIdempotent: Bool {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, request.method.rawValue) }
     }
 
-    private func exchange(on connection: inout NativeConnection?, waker: Waker) throws {
+    private func exchange(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker) throws {
         let timeout = settings.timeout(for: request.core)
-        var early = self.early
-        let encoded = try early?.head ?? encodeHead()
+        var early = early
+        // Encoded here unless the submitting thread sent the request (then only to send it again).
+        var encoded = early == nil ? try encodeHead() : nil
         var retriedStale = false
         while true {
             if early == nil, let current = connection, !current.socket.isReusable {
@@ -225,7 +200,9 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
                     try finishSending(sent, on: current, timeout: timeout, waker: waker)
                     answerDeadline = sent.answerDeadline
                 } else {
-                    try send(encoded, on: current, timeout: timeout, waker: waker)
+                    let head = try encoded ?? encodeHead()
+                    encoded = head
+                    try send(head, on: current, timeout: timeout, waker: waker)
                     answerDeadline = nil
                 }
                 let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker)
@@ -315,8 +292,9 @@ final class NativeExchange: HTTPTransfer, @unchecked Sendable {
                 }
             }
         }
-        if case .data(let data) = sent.head.body, !data.isEmpty {
-            events.didSend(bytes: Int64(data.count), totalBytes: Int64(data.count), expectedBytes: Int64(data.count))
+        if sent.bodyCount > 0 {
+            let count = Int64(sent.bodyCount)
+            events.didSend(bytes: count, totalBytes: count, expectedBytes: count)
         }
     }
 

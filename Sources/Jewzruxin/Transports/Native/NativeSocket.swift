@@ -23,7 +23,9 @@ enum SocketFailure: Error, Equatable {
 
 /// A non-blocking TCP socket used with blocking semantics: every wait is a `poll` bounded by a
 /// deadline and interruptible by a ``Waker``.
-final class NativeSocket {
+final class NativeSocket: @unchecked Sendable {
+    // `isClosed` is written by the thread of the worker that owns the connection; a submitting thread
+    // uses the socket only while HostPool's lock has it lent out for a handoff, which orders the two.
     let descriptor: Int32
     private(set) var isClosed = false
 
