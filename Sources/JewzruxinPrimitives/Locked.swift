@@ -28,6 +28,10 @@ import Darwin
 /// unspecialized, with a metadata lookup per call (a quarter more instructions per request on the
 /// native transport). The target is not a product, so only this package's modules can import it.
 ///
+/// Guard a value, not `Void`: a zero-size value sits at the address of `mutex`, and TSan's
+/// exclusivity checks then take the holder's access to it for a race with the next thread reading
+/// `mutex` to lock it (hundreds of false reports per test run, when HostPool briefly did that).
+///
 /// `@unchecked Sendable` invariant: `value` is read and written only inside `withLock`, while `mutex`
 /// is held; `mutex` is allocated once in `init`, never moves (it's heap-allocated, as POSIX requires of
 /// a mutex in use) and is destroyed only in `deinit`, when no thread can hold a reference.
