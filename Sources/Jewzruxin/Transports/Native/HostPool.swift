@@ -112,6 +112,8 @@ final class HostPool: Sendable {
                 case .ready:
                     connectionSpoke = true
                 case .woken:
+                    // Every ring is for a change the next look sees: clear it before looking, so a ring
+                    // for something handled already doesn't end the next wait at once.
                     worker.doorbell.reset()
                 case .timedOut:
                     break
