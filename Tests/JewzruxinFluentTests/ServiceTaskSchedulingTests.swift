@@ -115,11 +115,7 @@ struct ServiceTaskSchedulingTests {
     @Test("a task made on the handler queue with no handler waits for that queue's next turn, however long the turn")
     func unattendedWaitsForTheNextTurn() async throws {
         try await withSandbox { sandbox in
-            let arrived = Event()
-            sandbox.route("/record/") { _ in
-                arrived.fire()
-                return .text("ok")
-            }
+            let arrived = recordArrival(on: sandbox)
             let session = makeSession()
             let service = makeService(sandbox, session: session)
             let made = Mutex<ServiceTask?>(nil)
@@ -161,11 +157,7 @@ struct ServiceTaskSchedulingTests {
     @Test("a handler starts its task at once, with the handler queue suspended: starting needs nothing from that queue")
     func handlerStartsWithoutTheHandlerQueue() async throws {
         try await withSandbox { sandbox in
-            let arrived = Event()
-            sandbox.route("/record/") { _ in
-                arrived.fire()
-                return .text("ok")
-            }
+            let arrived = recordArrival(on: sandbox)
             let session = makeSession()
             session.delegateQueue.isSuspended = true
             let handled = Event()
@@ -195,4 +187,14 @@ struct ServiceTaskSchedulingTests {
         let invalid = service.GET("http://")
         #expect(invalid.cycle == nil)
     }
+}
+
+/// Routes `/record/` on `sandbox` to an `ok` that fires the returned event when a request arrives.
+private func recordArrival(on sandbox: Sandbox) -> Event {
+    let arrived = Event()
+    sandbox.route("/record/") { _ in
+        arrived.fire()
+        return .text("ok")
+    }
+    return arrived
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Jewzruxin
 
 /// Where the playground's paths go, and how a path is joined to it.
 enum BaseURL {
@@ -17,14 +18,7 @@ enum BaseURL {
     ///   - target: A path (with or without its leading slash, with a query) or an absolute URL.
     /// - Returns: The URL string; it is checked when the request is made.
     static func join(_ base: String, _ target: String) -> String {
-        if isAbsolute(target) || base.isEmpty { return target }
-        if target.isEmpty { return base }
-        if target.hasPrefix("?") || target.hasPrefix("#") { return base + target }
-        var base = Substring(base)
-        while base.hasSuffix("/") { base = base.dropLast() }
-        var path = Substring(target)
-        while path.hasPrefix("/") { path = path.dropFirst() }
-        return base + "/" + path
+        URLJoining.join(base, target)
     }
 
     /// Whether a string starts with a URL scheme and `://`.
@@ -32,10 +26,7 @@ enum BaseURL {
     /// - Parameter string: A path or URL.
     /// - Returns: `true` for `http://…`, `https://…`, `ftp://…`; `false` for paths.
     static func isAbsolute(_ string: String) -> Bool {
-        guard let range = string.range(of: "://") else { return false }
-        let scheme = string[..<range.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
-        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        URLJoining.isAbsolute(string)
     }
 
     /// The base URL a `base` command asks for, checked.

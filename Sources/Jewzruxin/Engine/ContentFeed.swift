@@ -65,7 +65,7 @@ final class ContentFeed: Sendable {
             s.received = 0
             s.keptBody = Data()
             guard let handler else {
-                if let capacity = response.bodyCapacityHint { s.keptBody.reserveCapacity(capacity) }
+                if let capacity = HTTPResponse.bodyCapacityHint(expectedLength: response.expectedContentLength) { s.keptBody.reserveCapacity(capacity) }
                 s.phase = .receiving
                 return
             }

@@ -91,12 +91,11 @@ public struct HTTPResponse: Sendable {
         }
     }
 
-    /// How many bytes to reserve for the body before it arrives: `Content-Length`, up to 16 MiB;
-    /// `nil` when it is absent. It is only a hint (L13: with a `Content-Encoding` it counts encoded
+    /// How many bytes to reserve for a body whose `Content-Length` is `expected`
+    /// (``expectedContentLength``): all of them up to 16 MiB; `nil` when it is absent. It is only a hint (L13: with a `Content-Encoding` it counts encoded
     /// bytes), and a bounded one, so a server can't make the client reserve what it won't send.
-    var bodyCapacityHint: Int? {
-        let expected = expectedContentLength
-        return expected > 0 && expected <= 16 << 20 ? Int(expected) : nil
+    static func bodyCapacityHint(expectedLength expected: Int64) -> Int? {
+        expected > 0 && expected <= 16 << 20 ? Int(expected) : nil
     }
 
     /// The response headers as Foundation reports them.

@@ -33,17 +33,10 @@ extension URL {
     }
 }
 
-extension HTTPURLResponse {
-    /// The `Location` header resolved against the response's URL (or `base`) as RFC 3986 says,
-    /// which FoundationNetworking doesn't do for a relative path followed by a query.
-    func resolvedLocation(base: URL? = nil) -> URL? {
-        URL.resolving(location: value(forHTTPHeaderField: "Location"), against: url ?? base)
-    }
-}
-
 extension HTTPResponse {
-    /// The `Location` header resolved against the response's URL (or `base`), as
-    /// `HTTPURLResponse.resolvedLocation(base:)` does, without making the Foundation response.
+    /// The `Location` header resolved against the response's URL (or `base`) as RFC 3986 says, which
+    /// FoundationNetworking doesn't do for a relative path followed by a query; the Foundation
+    /// response is not made for it.
     func resolvedLocation(base: URL? = nil) -> URL? {
         URL.resolving(location: value(forHTTPHeaderField: "Location"), against: url ?? base)
     }

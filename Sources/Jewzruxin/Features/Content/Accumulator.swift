@@ -36,7 +36,7 @@ open class Accumulator: SelectiveDiscarder, @unchecked Sendable {
         if let maximumSize, expected > maximumSize, response.value(forHTTPHeaderField: "Content-Encoding") == nil {
             throw tooLarge(response, announced: expected)
         }
-        if let capacity = response.bodyCapacityHint { data.reserveCapacity(capacity) }
+        if let capacity = HTTPResponse.bodyCapacityHint(expectedLength: expected) { data.reserveCapacity(capacity) }
     }
 
     /// ``data``: the bytes received so far.

@@ -130,7 +130,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// dropping the slash before the query; the URL is recomputed here from the header itself.
     static func redirectRequest(_ proposed: URLRequest, for response: HTTPURLResponse) -> URLRequest {
         var request = proposed
-        let target = response.resolvedLocation() ?? proposed.url
+        let target = HTTPResponse(core: response).resolvedLocation() ?? proposed.url
         if let source = response.url, let target {
             // From the original URL, so the caller's credentials don't go to another origin.
             request.url = source
