@@ -2,7 +2,6 @@ import Foundation
 import Jewzruxin
 import JewzruxinFluent
 import JewzruxinSandbox
-import Synchronization
 import Testing
 import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
@@ -62,7 +61,7 @@ final class Event: Sendable {
         var waiters: [@Sendable (Bool) -> Void] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Marks the event as happened and wakes every waiter; later calls do nothing.
     func fire() {
@@ -81,7 +80,7 @@ final class Event: Sendable {
     /// Waits for the event: `true` once it has happened, `false` after `timeout` seconds without it.
     func wait(timeout: TimeInterval = eventTimeout) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let resumed = Mutex(false)
+            let resumed = Locked(false)
             let resume: @Sendable (Bool) -> Void = { value in
                 let first = resumed.withLock { done in
                     defer { done = true }
@@ -104,7 +103,7 @@ final class Event: Sendable {
 
 /// Records what handlers did, from any thread, in order.
 final class Recorder: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
 
     func record(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
@@ -178,7 +177,7 @@ final class OnArrival: Sendable {
         var action: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Sets the action; runs it at once if the event happened already.
     func set(_ action: @escaping @Sendable () -> Void) {
