@@ -25,12 +25,21 @@ extension HTTPCycle {
     }
 
     func deliver(_ delivery: Delivery) {
+        if delivery.completion.isInline, delivery.download == nil {
+            delivery.completion.handler(self, delivery.error)
+            return
+        }
         session.delivery.enqueue {
             if let file = delivery.download {
                 if let download = self.locked.withLock({ $0.settings.download }) { download.handler(self, file) }
                 Self.removeDownload(file)
             }
-            delivery.completion.handler(self, delivery.error)
+            if delivery.completion.isInline {
+                // An inline handler is promised a thread that is no handler queue.
+                self.session.workerQueue.addOperation { delivery.completion.handler(self, delivery.error) }
+            } else {
+                delivery.completion.handler(self, delivery.error)
+            }
         }
     }
 

@@ -24,6 +24,8 @@ public final class HTTPCycle: Sendable {
     struct Completion: Sendable {
         /// Async callers are told about explicit cancels too, so they never wait forever.
         let notifiesExplicitCancel: Bool
+        /// Whether the handler runs on the thread the run ends on rather than on the delegate queue.
+        var isInline = false
         let handler: CompletionHandler
     }
 
@@ -136,6 +138,18 @@ public final class HTTPCycle: Sendable {
     /// - Parameter completionHandler: Gets the cycle and `nil`, or the error the run ended with.
     public func start(_ completionHandler: @escaping CompletionHandler) {
         begin(Completion(notifiesExplicitCancel: false, handler: completionHandler))
+    }
+
+    /// Sends the request; `completionHandler` runs on the thread the run ends on, not on the
+    /// delegate queue: a transport's thread, the worker queue after processors, or the caller's
+    /// when the run ends before it begins (already running, cancelled).
+    ///
+    /// For a layer on top of the engine that moves its own handlers to their queues (the fluent
+    /// layer), so that its handlers cost one hop, not two. The handler must be short and must not
+    /// block: it may hold up a transport's thread. After a download, whose handler runs on the
+    /// delegate queue, `completionHandler` runs on the worker queue.
+    package func startInline(_ completionHandler: @escaping CompletionHandler) {
+        begin(Completion(notifiesExplicitCancel: false, isInline: true, handler: completionHandler))
     }
 
     /// Cancels the run in progress, if any, retries and waits included.

@@ -19,7 +19,9 @@ public final class HTTPSession: Sendable {
     /// Where processors and other work that takes time run.
     public let workerQueue: OperationQueue
     /// How the engine's handler calls reach ``delegateQueue``.
-    let delivery: DelegateDelivery
+    package let delivery: DelegateDelivery
+    /// Calls to run on ``delegateQueue`` after a delay, with one timer for all of them.
+    package let postponed: PostponedCalls
 
     /// Where requests go on the wire: the transport the session was made with, or URLSession's.
     public let transport: any HTTPTransport
@@ -70,6 +72,7 @@ public final class HTTPSession: Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
         self.delivery = DelegateDelivery(queue: self.delegateQueue)
+        self.postponed = PostponedCalls(delivery: self.delivery)
         self.workerQueue = workerQueue ?? {
             let queue = OperationQueue()
             queue.name = "Jewzruxin.HTTPSession.worker"

@@ -109,6 +109,40 @@ struct CycleLifecycleTests {
         }
     }
 
+    @Test("startInline: the completion runs where the run ends, with the delegate queue suspended; after a download, on the worker queue after the download handler")
+    func inlineCompletion() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let url = try #require(URL(string: sandbox.string("/hello/")))
+            session.delegateQueue.isSuspended = true
+            let inline = await withCheckedContinuation { (continuation: CheckedContinuation<(String?, Bool, Bool), Never>) in
+                HTTPCycle(requestURL: url, session: session).startInline { cycle, error in
+                    continuation.resume(returning: (cycle.response.text, error == nil, OperationQueue.current === session.delegateQueue))
+                }
+            }
+            #expect(inline.0 == "Hello World")
+            #expect(inline.1)
+            #expect(!inline.2)
+            session.delegateQueue.isSuspended = false
+
+            let order = Locked<[String]>([])
+            let download = HTTPCycle(requestURL: url, session: session)
+            download.configure { settings in
+                settings.download = HTTPCycle.download { _, file in
+                    let text = (try? String(contentsOf: file, encoding: .utf8)) ?? "unreadable"
+                    order.withLock { $0.append("download \(text) \(OperationQueue.current === session.delegateQueue)") }
+                }
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                download.startInline { _, error in
+                    order.withLock { $0.append("completion \(error == nil) \(OperationQueue.current === session.workerQueue)") }
+                    continuation.resume()
+                }
+            }
+            #expect(order.withLock { $0 } == ["download Hello World true", "completion true true"])
+        }
+    }
+
     @Test("restart after finish sends the request again and calls the same handler once more")
     func restartAfterFinish() async throws {
         try await withSandbox { sandbox in

@@ -86,4 +86,110 @@ struct DelegateDeliveryTests {
         await drained(queue)
         #expect(order.withLock { $0 } == ["first", "other work", "nested"])
     }
+
+    @Test("on the main queue the calls run in order on the main dispatch queue")
+    func mainQueue() async {
+        let key = DispatchSpecificKey<String>()
+        DispatchQueue.main.setSpecific(key: key, value: "main")
+        defer { DispatchQueue.main.setSpecific(key: key, value: nil) }
+        let delivery = DelegateDelivery(queue: .main)
+        let seen = Locked<[Int]>([])
+        let offMain = Locked(0)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            for index in 0..<20 {
+                delivery.enqueue {
+                    if DispatchQueue.getSpecific(key: key) != "main" { offMain.withLock { $0 += 1 } }
+                    if seen.withLock({ $0.append(index); return $0.count }) == 20 { continuation.resume() }
+                }
+            }
+        }
+        #expect(seen.withLock { $0 } == Array(0..<20))
+        #expect(offMain.withLock { $0 } == 0)
+    }
 }
+
+/// A call that counts its runs and can stop being pending.
+private final class CountingCall: PostponedCall {
+    private let state = Locked<(pending: Bool, runs: Int, onQueue: Bool, ranAt: ContinuousClock.Instant?)>((true, 0, false, nil))
+    private let queue: OperationQueue
+    private let ran: (@Sendable () -> Void)?
+
+    init(queue: OperationQueue, ran: (@Sendable () -> Void)? = nil) {
+        self.queue = queue
+        self.ran = ran
+    }
+
+    var isPending: Bool { state.withLock { $0.pending } }
+    var runs: Int { state.withLock { $0.runs } }
+    var ranOnQueue: Bool { state.withLock { $0.onQueue } }
+    var ranAt: ContinuousClock.Instant? { state.withLock { $0.ranAt } }
+
+    func settle() { state.withLock { $0.pending = false } }
+
+    func runPostponed() {
+        let onQueue = OperationQueue.current === queue
+        state.withLock {
+            $0.runs += 1
+            $0.onQueue = onQueue
+            $0.ranAt = .now
+        }
+        ran?()
+    }
+}
+
+/// Work run on the delegate queue after a delay, with one timer for all of it (`PostponedCalls`).
+@Suite("Postponed calls")
+struct PostponedCallsTests {
+    @Test("a pending call runs once, on the delegate queue, no sooner than its delay; a settled one never runs")
+    func pendingAndSettled() async throws {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let delivery = DelegateDelivery(queue: queue)
+        let postponed = PostponedCalls(delivery: delivery)
+        let event = AsyncStream<Void>.makeStream()
+        let posted = ContinuousClock.now
+        let pending = (0..<5).map { _ in CountingCall(queue: queue) { event.continuation.yield() } }
+        let settled = (0..<5).map { _ in CountingCall(queue: queue) }
+        for (a, b) in zip(pending, settled) {
+            postponed.post(after: .milliseconds(20), a)
+            postponed.post(after: .milliseconds(20), b)
+            b.settle()
+        }
+        var iterator = event.stream.makeAsyncIterator()
+        for _ in pending { _ = await iterator.next() }
+        // Whatever the timer still had to look at, it looked at once the queue has drained.
+        try await Task.sleep(for: .milliseconds(50))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.addBarrierBlock { continuation.resume() }
+        }
+        for call in pending {
+            #expect(call.runs == 1)
+            #expect(call.ranOnQueue)
+            let at = try #require(call.ranAt)
+            #expect(at - posted >= .milliseconds(20))
+        }
+        #expect(settled.allSatisfy { $0.runs == 0 })
+    }
+
+    @Test("calls posted at different times run after their own delays: the timer is armed again for those not due")
+    func staggered() async throws {
+        let queue = OperationQueue()
+        let postponed = PostponedCalls(delivery: DelegateDelivery(queue: queue))
+        let event = AsyncStream<Void>.makeStream()
+        let early = CountingCall(queue: queue) { event.continuation.yield() }
+        let late = CountingCall(queue: queue) { event.continuation.yield() }
+        let start = ContinuousClock.now
+        postponed.post(after: .milliseconds(5), early)
+        postponed.post(after: .milliseconds(40), late)
+        var iterator = event.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        _ = await iterator.next()
+        let earlyAt = try #require(early.ranAt)
+        let lateAt = try #require(late.ranAt)
+        #expect(earlyAt - start >= .milliseconds(5))
+        #expect(lateAt - start >= .milliseconds(40))
+        #expect(earlyAt < lateAt)
+        #expect(early.runs == 1 && late.runs == 1)
+    }
+}
+
