@@ -8,7 +8,7 @@
 #   max-execs  execution limit per target (default: none); a target stops at whichever
 #              limit comes first. The long run: Fuzz/fuzz.sh all 600 10000000
 #
-# The library is compiled straight from Sources/ (JewzruxinAuth, then Jewzruxin with
+# The library is compiled straight from Sources/ (JewzruxinPrimitives, JewzruxinAuth, then Jewzruxin with
 # -enable-testing so the targets reach `internal` API through `@testable import`), with
 # -sanitize=fuzzer,address, into Fuzz/.build/ (ignored by git; rebuilt when a source changes).
 # Each target's corpus grows in Fuzz/.build/corpus/<target>, seeded from Fuzz/corpus/<target>;
@@ -56,6 +56,7 @@ build_module() {
         && mv "$obj.tmp" "$obj"
 }
 
+build_module JewzruxinPrimitives "$ROOT/Sources/JewzruxinPrimitives" || { echo "fuzz.sh: building JewzruxinPrimitives failed" >&2; exit 1; }
 build_module JewzruxinAuth "$ROOT/Sources/JewzruxinAuth" || { echo "fuzz.sh: building JewzruxinAuth failed" >&2; exit 1; }
 build_module Jewzruxin "$ROOT/Sources/Jewzruxin" || { echo "fuzz.sh: building Jewzruxin failed" >&2; exit 1; }
 
@@ -65,7 +66,7 @@ for t in "${targets[@]}"; do
     if [[ ! -x "$bin" || "$FUZZ/targets/$t.swift" -nt "$bin" || "$OUT/lib/Jewzruxin.o" -nt "$bin" ]]; then
         echo "fuzz.sh: linking fuzz-$t" >&2
         if ! "$SWIFTC" "${FLAGS[@]}" -module-name "fuzz_$t" -I "$OUT/lib" "$FUZZ/targets/$t.swift" \
-            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
+            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" "$OUT/lib/JewzruxinPrimitives.o" -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
             # (gold's "Cannot export local symbol '__asan_…'" warnings are harmless; they stay in the log.)
             grep -v "Cannot export local symbol" "$OUT/logs/link-$t.log" >&2
             echo "fuzz $t: build failed"; status=1; continue
