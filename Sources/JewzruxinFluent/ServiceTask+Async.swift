@@ -3,7 +3,7 @@ import Jewzruxin
 
 // The async twins of the response handlers. Each awaits its turn in the chain like a handler
 // added at that point, and starts the task if it isn't started. As for the handlers, the body is
-// parsed or decoded on the session's worker queue.
+// parsed or decoded off the handler queues (where the request ended, or on the worker queue).
 //
 // Cancelling the calling Swift task cancels the request (as ``ServiceTask/cancel()`` does: the
 // error handlers get `HTTPError.cancelled`). A cancelled request, however it was cancelled, throws
@@ -60,8 +60,8 @@ extension ServiceTask {
     }
 
     /// Waits for the turn of a handler added now and returns what `read` makes of the response:
-    /// on the session's worker queue when `reads` says the response needs reading (parsing,
-    /// decoding), at once otherwise.
+    /// off the handler queues when `reads` says the response needs reading (parsing, decoding),
+    /// at once otherwise.
     private func outcome<T: Sendable>(
         reads: @escaping @Sendable (HTTPResponse?) -> Bool, _ read: @escaping @Sendable (HTTPResponse?) throws -> T
     ) async throws -> T {

@@ -20,7 +20,8 @@ extension ServiceTask {
         /// twins resuming their caller), never for user code.
         case inline
         /// On the session's worker queue: where a handler's reading of the response (parsing,
-        /// decoding) runs before the handler itself, never a handler.
+        /// decoding) runs before the handler itself, never a handler. A small body is read where
+        /// the request ended instead, when the chain is moved on from there.
         case workerQueue
     }
 
@@ -34,7 +35,7 @@ extension ServiceTask {
         case skip
         /// Runs this at the handler's place.
         case run(@Sendable () throws -> Void)
-        /// Runs this on the session's worker queue, then what it returns, if anything, at the
+        /// Runs this off the handler queues (``Place/workerQueue``), then what it returns, if anything, at the
         /// handler's place: the decoding stays off the handler queue, and nothing reaches that
         /// queue when the reading finds nothing to give.
         case read(@Sendable () throws -> (@Sendable () throws -> Void)?)

@@ -4,8 +4,9 @@ import Jewzruxin
 // The response handlers. Each one runs on `queue` when one is given, otherwise on the session's
 // delegate queue (the main queue unless the session was made with another), after the handlers
 // added before it have returned. What a handler reads from the response (a JSON value, a Decodable,
-// text, an API's error document) is parsed or decoded on the session's worker queue first, in the
-// handler's turn: only the handler's closure runs on its queue.
+// text, an API's error document) is parsed or decoded first, in the handler's turn, off every handler
+// queue (where the request ended for a small body, on the session's worker queue otherwise; see
+// `ServiceTask.inlineReadLimit`): only the handler's closure runs on its queue.
 extension ServiceTask {
     // MARK: Success handlers
 
@@ -33,9 +34,9 @@ extension ServiceTask {
 
     /// Adds a handler of the response as a `JSON` value, run when the request succeeded.
     ///
-    /// The value is the content ``asJSON()`` parsed, or else the body parsed now, on the session's
-    /// worker queue. A body that isn't JSON fails the task with a `ContentHandlerError` of code
-    /// `.unparsableContent`, the raw bytes kept as its `intermediateContent`, and the handler isn't
+    /// The value is the content ``asJSON()`` parsed, or else the body parsed now, off the handler
+    /// queue (see ``ServiceTask``). A body that isn't JSON fails the task with a `ContentHandlerError`
+    /// of code `.unparsableContent`, the raw bytes kept as its `intermediateContent`, and the handler isn't
     /// called.
     /// - Parameters:
     ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
@@ -63,7 +64,7 @@ extension ServiceTask {
     ///     }
     /// ```
     ///
-    /// The body is decoded on the session's worker queue; only `handler` runs on the handler queue.
+    /// The body is decoded off the handler queue (see ``ServiceTask``); only `handler` runs on it.
     /// A body that doesn't decode fails the task with a `ContentHandlerError` of code
     /// `.unparsableContent` whose `underlyingError` is the `DecodingError`; the handler isn't called.
     /// - Parameters:
@@ -102,8 +103,8 @@ extension ServiceTask {
 
     /// Adds a handler of the response as text, run when the request succeeded.
     ///
-    /// The text is the content ``asString()`` decoded, or else the body decoded now, on the
-    /// session's worker queue, with the charset the response names (see `HTTPResponse.text`). A
+    /// The text is the content ``asString()`` decoded, or else the body decoded now, off the
+    /// handler queue, with the charset the response names (see `HTTPResponse.text`). A
     /// body that can't be decoded fails the task with a `ContentHandlerError` of code
     /// `.unparsableContent`.
     /// - Parameters:
@@ -170,7 +171,7 @@ extension ServiceTask {
     /// ```
     ///
     /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)` or of a refusing
-    /// `ContentHandlerError`, decoded on the session's worker queue. When the error has no body, or
+    /// `ContentHandlerError`, decoded off the handler queue. When the error has no body, or
     /// the body doesn't decode, the handler is skipped.
     /// - Parameters:
     ///   - type: The type of the API's error document.

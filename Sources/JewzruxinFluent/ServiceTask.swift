@@ -29,11 +29,13 @@ import Jewzruxin
 ///   default), an invalid URL, a cancel, or an error from a success handler.
 /// - Handlers added after the response arrived run too, in order, after those already added.
 /// - What a handler reads from the body — the `JSON` value, a `Decodable`, the text, an API's error
-///   document — is parsed or decoded on the session's `workerQueue`, in the handler's turn; only
-///   the handler's closure runs on its queue, so a large body doesn't hold the main queue up.
+///   document — is parsed or decoded in the handler's turn, never on a handler queue: a body of up
+///   to 16 KiB where the request ended (on the transport's thread, which costs less than a hop), a
+///   larger one, or one read after a handler has run, on the session's `workerQueue`. Only the
+///   handler's closure runs on its queue, so a large body doesn't hold the main queue up.
 ///
-/// The task starts when its first response handler is added. A task with none by the handler
-/// queue's next turn starts on its own, no sooner than a few milliseconds after it was made, so
+/// The task starts when its first response handler is added. A task with none starts on its own
+/// in the handler queue's first turn once a few milliseconds have passed since it was made, so
 /// that `service.POST("/x", parameters: p)` alone sends the request.
 /// The content handler shortcuts (``asJSON()``, ``downloadToFile(_:)``…) configure the cycle and
 /// must come before the response handlers, right after the request method.
@@ -127,11 +129,11 @@ public final class ServiceTask: Sendable {
         self.cycle = cycle
         self.session = cycle.session
         self.state = Locked(State(lifecycle: .idle))
-        // A chain written on the handler queue is complete by that queue's next turn: in the usual
-        // case its first handler has started the task by then, and the look finds nothing to do.
-        // Holds the task until then.
-        let made = DispatchTime.now()
-        Self.enqueue(on: session.delegateQueue) { self.startUnattended(madeAt: made) }
+        // A chain written on the handler queue is complete by that queue's next turn after the
+        // delay: in the usual case its first handler has started the task by then, and the start
+        // finds nothing to do. One timer of the session serves all the tasks waiting; the line
+        // holds the task until then.
+        session.postponed.post(after: Self.automaticStartDelay, self)
     }
 
     /// Makes a task failed from the start with `error`: only its error handlers will run.
@@ -206,35 +208,13 @@ public final class ServiceTask: Sendable {
         // The cycle keeps its completion handler after it ran: holding the task through a box
         // emptied then lets a finished task go.
         let box = TaskBox(self)
-        cycle.start { cycle, error in
+        // The handlers are moved to their queues by the task, from the thread the run ends on: one
+        // hop to the handler queue, not one to the delegate queue then another.
+        cycle.startInline { cycle, error in
             box.take()?.finish(response: cycle.response, error: error)
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
-    }
-
-    /// Runs `work` on `queue` once it has finished what it is doing: on the main queue as a block
-    /// of the main dispatch queue, which costs a tenth of an operation, elsewhere as an operation
-    /// (a block of another queue's dispatch queue could run beside its operations).
-    private static func enqueue(on queue: OperationQueue, _ work: @escaping @Sendable () -> Void) {
-        if queue === OperationQueue.main {
-            DispatchQueue.main.async(execute: work)
-        } else {
-            queue.addOperation(work)
-        }
-    }
-
-    /// Starts a task no handler was added to by the handler queue's next turn, unless it was
-    /// cancelled: at once when ``automaticStartDelay`` has passed since it was made, else once it
-    /// has (a chain written on another thread may still be under way).
-    private func startUnattended(madeAt made: DispatchTime) {
-        guard state.withLock({ $0.lifecycle == .idle }) else { return }
-        let due = made + Self.automaticStartDelay
-        if DispatchTime.now() >= due {
-            start()
-        } else {
-            DispatchQueue.global().asyncAfter(deadline: due) { self.start() }
-        }
     }
 
     /// Changes the cycle before the request goes: its timeouts, content handler, processors…
@@ -298,19 +278,37 @@ public final class ServiceTask: Sendable {
             s.lifecycle = .finished
             return s.chain.finish(outcome)
         }
-        // The cycle calls its completion handler in an operation of the session's delegate queue
-        // (`OperationQueue.current` would say so, at the cost of two system calls on Linux): the
-        // handlers of that queue run here without a hop.
-        run(stage(of: step), on: .delegateQueue)
+        run(stage(of: step), on: .runEnd)
     }
 
     /// A piece of the chain's work and where it runs: a handler's closure, or the reading of the
     /// response for one.
     private struct Stage: Sendable {
         let place: Place
+        /// For a reading: the size of the body it reads.
+        var bytes = 0
         /// Does the work; returns the stage after it, if any.
         let work: @Sendable () -> Stage?
     }
+
+    /// What the thread moving the chain on is known to be running.
+    private enum Here {
+        /// An operation or block of the session's delegate queue.
+        case delegateQueue
+        /// An operation of the session's worker queue.
+        case workerQueue
+        /// A block of this dispatch queue.
+        case queue(DispatchQueue)
+        /// The end of the cycle's run: a transport's thread or the worker queue, never a handler
+        /// queue, since it has a response to read.
+        case runEnd
+    }
+
+    /// The largest body read where the cycle's run ended rather than on the worker queue: parsing
+    /// this much JSON takes less time than handing the work to another thread (measured with
+    /// `benchmarks throughput-instructions` and `benchmarks json`), and holds a transport's thread
+    /// for a few tens of microseconds at most.
+    package static let inlineReadLimit = 16 * 1024
 
     /// The first stage of `first`, the step the chain handed out, or of the steps after it when a
     /// handler's plan is to do nothing; `nil` when the chain has nothing to run now.
@@ -323,7 +321,7 @@ public final class ServiceTask: Sendable {
             case .run(let body):
                 return Stage(place: current.handler.place) { self.end(running: body) }
             case .read(let read):
-                return Stage(place: .workerQueue) {
+                return Stage(place: .workerQueue, bytes: current.outcome.response?.data.count ?? 0) {
                     let deliver: (@Sendable () throws -> Void)?
                     do {
                         deliver = try read()
@@ -355,13 +353,14 @@ public final class ServiceTask: Sendable {
     }
 
     /// Runs `first` and the stages after it, each on its queue: here and now when that is `here`,
-    /// the queue the calling thread is known to be running an operation or block of (`nil` when
-    /// unknown), otherwise in a new operation or block of that queue.
+    /// what the calling thread is known to be running (`nil` when unknown), otherwise in a new
+    /// operation or block of that queue. A small body is read here at the end of the run, off
+    /// every handler queue, rather than on the worker queue (see ``inlineReadLimit``).
     ///
     /// Running the next stage in the operation or block that ran the one before keeps the order:
     /// the chain hands out one step at a time, and a step's stages follow one another, whatever
     /// queues they run on.
-    private func run(_ first: Stage?, on here: Place?) {
+    private func run(_ first: Stage?, on here: Here?) {
         var stage = first
         while let current = stage {
             switch current.place {
@@ -371,14 +370,17 @@ public final class ServiceTask: Sendable {
                 if case .delegateQueue? = here {
                     stage = current.work()
                 } else {
-                    Self.enqueue(on: session.delegateQueue) { self.run(current.work(), on: .delegateQueue) }
+                    session.delivery.enqueue { self.run(current.work(), on: .delegateQueue) }
                     return
                 }
             case .workerQueue:
-                if case .workerQueue? = here {
+                switch here {
+                case .workerQueue?:
                     stage = current.work()
-                } else {
-                    Self.enqueue(on: session.workerQueue) { self.run(current.work(), on: .workerQueue) }
+                case .runEnd? where current.bytes <= Self.inlineReadLimit:
+                    stage = current.work()
+                default:
+                    session.workerQueue.addOperation { self.run(current.work(), on: .workerQueue) }
                     return
                 }
             case .queue(let queue):
@@ -391,6 +393,14 @@ public final class ServiceTask: Sendable {
             }
         }
     }
+}
+
+extension ServiceTask: PostponedCall {
+    /// Whether the task still waits for its first handler.
+    package var isPending: Bool { state.withLock { $0.lifecycle == .idle } }
+
+    /// Starts the task, which no handler has started yet.
+    package func runPostponed() { start() }
 }
 
 /// Holds a task until its cycle completes, then lets it go.

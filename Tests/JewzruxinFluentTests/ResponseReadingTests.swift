@@ -43,11 +43,13 @@ private struct Probed<Value: Decodable & Sendable>: Decodable, Sendable {
     }
 }
 
-/// Where and when a response is read for its handlers: parsing and decoding on the session's worker
-/// queue, the handlers' closures on their queues, one handler at a time.
+/// Where and when a response is read for its handlers: parsing and decoding off every handler queue
+/// (a small body where the request ended, which the probe reports as `other`; a large one, or one
+/// read after a handler, on the session's worker queue), the handlers' closures on their queues,
+/// one handler at a time.
 @Suite("Reading responses off the handler queue", .onEveryTransport)
 struct ResponseReadingTests {
-    @Test("a Decodable body and an API's error document are decoded on the worker queue; handlers run on theirs")
+    @Test("a Decodable body and an API's error document are decoded off the handler queues; handlers run on theirs")
     func decodingOnWorkerQueue() async throws {
         try await withSandbox { sandbox in
             let service = makeService(sandbox, session: makeSession(workerQueue: makeWorkerQueue()))
@@ -68,7 +70,9 @@ struct ResponseReadingTests {
             #expect(done)
             let awaited = try await service.searchStores(zipCode: "15217").decode(Probed<[StoreModel]>.self, decoder: decoder)
             #expect(awaited.value == storesIn15217)
-            #expect(probe.recorder.all == ["decode worker", "stores 2 delegate", "decode worker", "stores 2 q1", "decode worker"])
+            // The first reading where the request ended; the second, moved on from a handler on the
+            // delegate queue, on the worker queue; the awaited one where its request ended.
+            #expect(probe.recorder.all == ["decode other", "stores 2 delegate", "decode worker", "stores 2 q1", "decode other"])
 
             let errorProbe = Probed<APIError>.Probe()
             let errorDecoder = try errorProbe.decoder()
@@ -81,11 +85,11 @@ struct ResponseReadingTests {
                     .responseError { _ in done() }
             }
             #expect(failed)
-            #expect(errorProbe.recorder.all == ["decode worker", "invalidZipCode delegate"])
+            #expect(errorProbe.recorder.all == ["decode other", "invalidZipCode delegate"])
         }
     }
 
-    @Test("on a main-queue session the body is decoded on the worker queue and the handlers run on main")
+    @Test("on a main-queue session the body is decoded off the main queue and the handlers run on main")
     func mainQueueSession() async throws {
         _ = markMainQueue
         try await withSandbox { sandbox in
@@ -103,7 +107,7 @@ struct ResponseReadingTests {
                     .response { _, _ in done() }
             }
             #expect(done)
-            #expect(probe.recorder.all == ["decode worker", "stores 2 main", "json 2 main"])
+            #expect(probe.recorder.all == ["decode other", "stores 2 main", "json 2 main"])
         }
     }
 
@@ -158,10 +162,35 @@ struct ResponseReadingTests {
             let seenOnQ1 = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
                 q1.async { continuation.resume(returning: probe.recorder.all) }
             }
-            #expect(seenOnQ1 == ["decode worker"])
+            #expect(seenOnQ1 == ["decode other"])
             gate.signal()
             #expect(await finished.wait())
-            #expect(probe.recorder.all == ["decode worker", "1 delegate", "2 q1", "3 delegate"])
+            #expect(probe.recorder.all == ["decode other", "1 delegate", "2 q1", "3 delegate"])
+        }
+    }
+
+    @Test("a body larger than the inline limit is read on the worker queue, as a Decodable, a JSON value or awaited")
+    func largeBodyOnWorkerQueue() async throws {
+        try await withSandbox { sandbox in
+            let names = (0...(ServiceTask.inlineReadLimit / 10)).map { "store \($0)" }
+            let body = try JSONEncoder().encode(names)
+            #expect(body.count > ServiceTask.inlineReadLimit)
+            sandbox.route("/many/") { _ in .json(body) }
+            let service = makeService(sandbox, session: makeSession(workerQueue: makeWorkerQueue()))
+            let probe = Probed<[String]>.Probe()
+            let decoder = try probe.decoder()
+            let done = await waitForCall { done in
+                service.GET("/many/")
+                    .responseJSON(Probed<[String]>.self, decoder: decoder) { got in
+                        probe.recorder.record("names \(got.value == names) \(currentQueueName())")
+                    }
+                    .responseJSON { json in probe.recorder.record("json \(json.arrayValue?.count == names.count)") }
+                    .response { _, _ in done() }
+            }
+            #expect(done)
+            let awaited = try await service.GET("/many/").decode(Probed<[String]>.self, decoder: decoder)
+            #expect(awaited.value == names)
+            #expect(probe.recorder.all == ["decode worker", "names true delegate", "json true", "decode worker"])
         }
     }
 
