@@ -138,6 +138,7 @@ struct ExecutableRequestTests {
     @Test("download streams /bytes/N to a file with a final progress line; the file holds the pattern")
     func download() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let run = try await PlaygroundExecutable.run(["-q", "-c", "download /bytes/200000 blob.bin"], directory: directory)
 
         #expect(run.masked == """
@@ -154,6 +155,7 @@ struct ExecutableRequestTests {
     @Test("a download the server refuses leaves no file and fails")
     func refusedDownload() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let run = try await PlaygroundExecutable.run(["-q", "-c", "download /status/404 missing.bin; text"], directory: directory)
 
         #expect(run.masked == """
@@ -169,6 +171,7 @@ struct ExecutableRequestTests {
     @Test("save writes the last body to a file")
     func save() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let run = try await PlaygroundExecutable.run(["-q", "-c", "GET /bytes/300; save body.bin"], directory: directory)
 
         #expect(run.masked == "200 OK  N ms  300 bytes\nsaved 300 bytes to body.bin\n")

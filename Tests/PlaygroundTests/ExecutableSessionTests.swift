@@ -42,6 +42,7 @@ struct ExecutableSessionTests {
     @Test("a script file runs line by line; # starts a comment; quit stops it")
     func scriptFile() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         try """
             # a script
             GET /echo/ content=hi   # the echo endpoint
@@ -80,6 +81,7 @@ struct ExecutableSessionTests {
     @Test("service loads a profile; call requests its resources, on the sandbox when it has no BaseURL")
     func serviceCall() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         try """
             {
               "Resources": [
@@ -175,6 +177,7 @@ struct ExecutableSessionTests {
     @Test("history lists the lines; the history file is not written when not on a terminal")
     func historyNotOnATerminal() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let run = try await PlaygroundExecutable.run(["-q"], input: "help text\n\nhistory\n", directory: directory)
 
         #expect(run.output == """

@@ -22,6 +22,7 @@ struct InteractiveTerminalTests {
         async throws -> (status: Int32, output: String, history: String?, modesBefore: tcflag_t, modesAfter: tcflag_t) {
         let terminal = try PseudoTerminal()
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let historyFile = directory.appendingPathComponent("history")
         var variables = ProcessInfo.processInfo.environment
         variables["JEWZRUXIN_PLAYGROUND_HISTORY"] = historyFile.path

@@ -77,6 +77,8 @@ enum PlaygroundExecutable {
     ) async throws -> Run {
         let executable = try url()
         let workingDirectory = try directory ?? temporaryDirectory()
+        // A directory made here goes when the run ends; one passed in is the caller's to remove.
+        defer { if directory == nil { removeTemporaryDirectory(workingDirectory) } }
         // A thread of its own: the run blocks for its whole length, and a blocked GCD worker on 2
         // cores stalls the delegate queues and timers of the suites running alongside.
         return try await withCheckedThrowingContinuation { continuation in
@@ -125,11 +127,17 @@ enum PlaygroundExecutable {
             standardOutput: mergingStreams ? "" : outputText, standardError: errorText)
     }
 
-    /// A new empty directory, removed by the system's temporary-file cleaning.
+    /// A new empty directory; remove it with ``removeTemporaryDirectory(_:)`` (tests leave nothing
+    /// behind in the temporary directory).
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("PlaygroundTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// Removes a directory ``temporaryDirectory()`` made, and what is in it.
+    static func removeTemporaryDirectory(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
     }
 
     /// Output with what varies from run to run masked: the sandbox port (`PORT`; ephemeral ports

@@ -15,6 +15,7 @@ struct PlaygroundSessionTests {
         defer { sandbox.stop() }
         let output = CapturedOutput()
         let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
         let playground = Playground(configuration: .init(
             sandboxURL: sandbox.baseURL.absoluteString, console: Console(sink: output, colors: colors),
             workingDirectory: directory))
