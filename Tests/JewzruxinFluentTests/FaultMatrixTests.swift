@@ -127,12 +127,12 @@ enum FluentAPI: String, Sendable, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-/// Waits until the session has no transfer in flight and its delegate queue has run what was
-/// queued so far.
+/// Waits until the session has no transfer in flight and its delegate queue has run the calls
+/// handed to it so far (through its delivery: see `HTTPSession.drain()` in the core tests).
 private func settle(_ session: HTTPSession) async {
     await session.transfers.whenIdle()
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        session.delegateQueue.addOperation { continuation.resume() }
+        session.delivery.enqueue { continuation.resume() }
     }
 }
 

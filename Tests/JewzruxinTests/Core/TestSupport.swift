@@ -64,12 +64,16 @@ func makeSession(_ configure: (URLSessionConfiguration) -> Void = { _ in }) -> H
 }
 
 extension HTTPSession {
-    /// Waits until every URLSession task of the session has reported its end and every handler
-    /// queued so far on the (serial) delegate queue has run.
+    /// Waits until every transfer of the session has reported its end and every handler call
+    /// handed to the delegate queue so far has run.
+    ///
+    /// Through the session's delivery, not an operation of the queue: calls that come while an
+    /// operation runs the waiting ones go to the next operation, which an operation added meanwhile
+    /// would run before.
     func drain() async {
         await transfers.whenIdle()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            delegateQueue.addOperation { continuation.resume() }
+            delivery.enqueue { continuation.resume() }
         }
     }
 }
