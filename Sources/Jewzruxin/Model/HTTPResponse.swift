@@ -17,7 +17,26 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status line and headers, `nil` until they have arrived.
-    var head: Head?
+    var head: Head? {
+        get {
+            if let parsedHead { return .parsed(parsedHead) }
+            return foundationHead.map(Head.foundation)
+        }
+        set {
+            switch newValue {
+            case .foundation(let response)?: (foundationHead, parsedHead) = (response, nil)
+            case .parsed(let parsed)?: (foundationHead, parsedHead) = (nil, parsed)
+            case nil: (foundationHead, parsedHead) = (nil, nil)
+            }
+        }
+    }
+
+    // ``head`` is stored as two references rather than as the enum: Swift keeps an enum's case in
+    // the spare bits of a class reference, so a stored `.parsed(head)` is not the head's address,
+    // and LeakSanitizer, which can't follow it, reports every head of a response alive at exit as
+    // leaked (Scripts/lsan-repro/enum-spare-bits.swift).
+    private var foundationHead: HTTPURLResponse?
+    private var parsedHead: HTTPResponseHead?
 
     /// The underlying Foundation response, `nil` until the status line and headers have arrived.
     ///
@@ -46,7 +65,7 @@ public struct HTTPResponse: Sendable {
 
     /// Creates an empty response, or one from a Foundation response and body.
     public init(core: HTTPURLResponse? = nil, data: Data = Data()) {
-        self.head = core.map(Head.foundation)
+        self.foundationHead = core
         self.data = data
     }
 
@@ -56,7 +75,7 @@ public struct HTTPResponse: Sendable {
     ///   - head: The status line and header fields.
     ///   - data: The body.
     public init(head: HTTPResponseHead, data: Data = Data()) {
-        self.head = .parsed(head)
+        self.parsedHead = head
         self.data = data
     }
 
