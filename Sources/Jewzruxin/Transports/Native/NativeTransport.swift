@@ -173,7 +173,7 @@ extension NativeTransport {
         let additionalHeaders: [(String, String)]
         let maximumConnectionsPerHost: Int
         let maximumResponseHeaderSize: Int
-        let cookies: CookieJar?
+        let cookies: TransportCookieJar?
 
         init(_ configuration: HTTPSession.Configuration, options: Options) {
             requestTimeout = configuration.timeoutIntervalForRequest
@@ -181,84 +181,17 @@ extension NativeTransport {
             let configured = configuration.httpMaximumConnectionsPerHost
             maximumConnectionsPerHost = options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6)
             maximumResponseHeaderSize = max(1024, options.maximumResponseHeaderSize)
-            if configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage {
-                cookies = CookieJar(storage: storage, policy: configuration.httpCookieAcceptPolicy)
-            } else {
-                cookies = nil
-            }
+            cookies = TransportCookieJar(configuration)
         }
 
         /// The longest wait for progress: the request's timeout, or the configuration's when the
         /// request has URLRequest's default (60 s).
         func timeout(for request: URLRequest) -> TimeInterval {
-            let own = request.timeoutInterval
-            if own == 60, requestTimeout > 0 { return requestTimeout }
-            return own > 0 ? own : 60
+            HTTPSession.Configuration.progressTimeout(for: request, configured: requestTimeout)
         }
 
-        func cookieHeader(for request: URLRequest) -> String? {
-            guard let cookies, request.httpShouldHandleCookies, let url = request.url,
-                  request.value(forHTTPHeaderField: "Cookie") == nil
-            else { return nil }
-            return cookies.header(for: url)
-        }
+        func cookieHeader(for request: URLRequest) -> String? { cookies?.header(for: request) }
 
-        func storeCookies(_ lines: [String], for request: URLRequest) {
-            guard let cookies, !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url else { return }
-            cookies.store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
-        }
-    }
-
-    /// A cookie storage, used from worker threads (HTTPCookieStorage is thread-safe).
-    final class CookieJar: @unchecked Sendable {
-        private let storage: HTTPCookieStorage
-        private let policy: HTTPCookie.AcceptPolicy
-
-        init(storage: HTTPCookieStorage, policy: HTTPCookie.AcceptPolicy) {
-            self.storage = storage
-            self.policy = policy
-        }
-
-        func header(for url: URL) -> String? {
-            // Many apps store no cookie: listing them all is cheaper than matching them to the URL,
-            // which parses its host.
-            guard storage.cookies?.isEmpty == false, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
-            return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
-        }
-
-        func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
-            guard policy != .never else { return }
-            // One line at a time: a date in `Expires` has a comma, so joined lines can't be split.
-            let cookies = lines.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
-            guard !cookies.isEmpty else { return }
-            if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host, let host = url.host,
-               !host.hasSuffix(main) {
-                return
-            }
-            storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
-        }
-    }
-
-    /// A transfer that fails as soon as it is resumed, without touching the network.
-    private final class FailedTransfer: HTTPTransfer {
-        private let error: any Error
-        private let events: HTTPTransferEvents
-        private let reported = Locked(false)
-
-        init(error: any Error, events: HTTPTransferEvents) {
-            self.error = error
-            self.events = events
-        }
-
-        func resume() { report(error) }
-        func cancel() { report(URLError(.cancelled)) }
-
-        private func report(_ error: any Error) {
-            guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
-            let events = events
-            Self.queue.async { events.didComplete(error: error) }
-        }
-
-        private static let queue = DispatchQueue(label: "Jewzruxin.NativeTransport.failed")
+        func storeCookies(_ lines: [String], for request: URLRequest) { cookies?.store(lines, for: request) }
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// What every transport of the package needs and the engine provides beside the seam: the session's
+// cookies as a transport reads and stores them, the idle timeout of a request, and a transfer that
+// fails without the network.
+
+extension HTTPSession.Configuration {
+    /// The longest wait for progress on `request`: its own timeout, or `configured` (the
+    /// configuration's ``timeoutIntervalForRequest``) when the request has URLRequest's default
+    /// (60 s).
+    static func progressTimeout(for request: URLRequest, configured: TimeInterval) -> TimeInterval {
+        let own = request.timeoutInterval
+        if own == 60, configured > 0 { return configured }
+        return own > 0 ? own : 60
+    }
+}
+
+/// A session's cookie storage as a transport uses it, from its own threads (`HTTPCookieStorage` is
+/// thread-safe), honouring the configuration's accept policy.
+final class TransportCookieJar: @unchecked Sendable {
+    private let storage: HTTPCookieStorage
+    private let policy: HTTPCookie.AcceptPolicy
+
+    /// The jar of a session made with `configuration`; `nil` when it sends and stores no cookies.
+    init?(_ configuration: HTTPSession.Configuration) {
+        guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage else { return nil }
+        self.storage = storage
+        self.policy = configuration.httpCookieAcceptPolicy
+    }
+
+    /// The `Cookie` value to send with `request`: `nil` when the request handles no cookies, sets its
+    /// own `Cookie` header, or none is stored for its URL.
+    func header(for request: URLRequest) -> String? {
+        guard request.httpShouldHandleCookies, let url = request.url, request.value(forHTTPHeaderField: "Cookie") == nil
+        else { return nil }
+        return header(for: url)
+    }
+
+    /// Stores the cookies of the `Set-Cookie` field lines of the response to `request`, unless the
+    /// request handles no cookies.
+    func store(_ lines: [String], for request: URLRequest) {
+        guard !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url else { return }
+        store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
+    }
+
+    private func header(for url: URL) -> String? {
+        // Many apps store no cookie: listing them all is cheaper than matching them to the URL,
+        // which parses its host.
+        guard storage.cookies?.isEmpty == false, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
+        return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    private func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
+        guard policy != .never else { return }
+        // One line at a time: a date in `Expires` has a comma, so joined lines can't be split.
+        let cookies = lines.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        guard !cookies.isEmpty else { return }
+        if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host, let host = url.host,
+           !host.hasSuffix(main) {
+            return
+        }
+        storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
+    }
+}
+
+/// A transfer that fails as soon as it is resumed, without touching the network.
+final class FailedTransfer: HTTPTransfer {
+    private let error: any Error
+    private let events: HTTPTransferEvents
+    private let reported = Locked(false)
+
+    init(error: any Error, events: HTTPTransferEvents) {
+        self.error = error
+        self.events = events
+    }
+
+    func resume() { report(error) }
+    func cancel() { report(URLError(.cancelled)) }
+
+    private func report(_ error: any Error) {
+        guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
+        let events = events
+        Self.queue.async { events.didComplete(error: error) }
+    }
+
+    private static let queue = DispatchQueue(label: "Jewzruxin.FailedTransfer")
+}
