@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "playground", targets: ["playground"]),
     ],
     targets: [
-        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives"]),
+        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives", "CJewzruxinCurl"]),
         .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives"]),
         // Swallow-style `WebService` / `ServiceTask` chains over the core `HTTPCycle` engine.
         .target(name: "JewzruxinFluent", dependencies: ["Jewzruxin"]),
@@ -23,6 +23,9 @@ let package = Package(
         // The lock and the other low-level pieces the client and the sandbox share; not a product:
         // its API is `package`-level.
         .target(name: "JewzruxinPrimitives"),
+        // The system's libcurl for the curl transport, opened with dlopen at run time: no curl
+        // header to build, no library to link. Only `Transports/Curl` imports it.
+        .target(name: "CJewzruxinCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
         .target(
             name: "PlaygroundKit",

@@ -1,0 +1,305 @@
+// The system's libcurl, loaded at run time: see include/CJewzruxinCurl.h.
+
+#include "CJewzruxinCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The parts of libcurl's types this file reads (include/curl/curl.h, multi.h).
+typedef int64_t jz_off_t;
+
+typedef struct {
+    int age;
+    const char *version;
+    unsigned int version_num;
+    const char *host;
+    int features;
+    const char *ssl_version;
+    long ssl_version_num;
+    const char *libz_version;
+    const char *const *protocols;
+    // age >= 1 (CURLVERSION_SECOND)
+    const char *ares;
+    int ares_num;
+    // age >= 2
+    const char *libidn;
+    // age >= 3
+    int iconv_ver_num;
+    const char *libssh_version;
+    // age >= 4
+    unsigned int brotli_ver_num;
+    const char *brotli_version;
+    // age >= 5
+    unsigned int nghttp2_ver_num;
+    const char *nghttp2_version;
+    const char *quic_version;
+    // age >= 6
+    const char *cainfo;
+    const char *capath;
+    // age >= 7
+    unsigned int zstd_ver_num;
+    const char *zstd_version;
+} jz_version_data;
+
+typedef struct {
+    int msg; // CURLMSG_DONE is 1
+    void *easy_handle;
+    union {
+        void *whatever;
+        int result;
+    } data;
+} jz_message;
+
+enum { JZ_MSG_DONE = 1, JZ_VERSION_NOW = 10, JZ_GLOBAL_ALL = 3 };
+
+// The functions of a libcurl.
+typedef struct {
+    int (*global_init)(long flags);
+    jz_version_data *(*version_info)(int age);
+    void *(*easy_init)(void);
+    void (*easy_cleanup)(void *);
+    int (*easy_perform)(void *);
+    int (*easy_pause)(void *, int);
+    const char *(*easy_strerror)(int);
+    int (*easy_setopt)(void *, int, ...);
+    int (*easy_getinfo)(void *, int, ...);
+    void *(*multi_init)(void);
+    int (*multi_cleanup)(void *);
+    int (*multi_add_handle)(void *, void *);
+    int (*multi_remove_handle)(void *, void *);
+    int (*multi_perform)(void *, int *);
+    int (*multi_poll)(void *, void *, unsigned int, int, int *);
+    int (*multi_wakeup)(void *);
+    int (*multi_setopt)(void *, int, ...);
+    const char *(*multi_strerror)(int);
+    jz_message *(*multi_info_read)(void *, int *);
+    void *(*slist_append)(void *, const char *);
+    void (*slist_free_all)(void *);
+} jz_functions;
+
+// Those of the library loaded, looked up once.
+static jz_functions curl;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int loaded = 0;
+static char loaded_name[256];
+
+/// Looks every function up in `library` into `table`; on a missing one, says which in `why` and
+/// returns 0.
+static int resolve(void *library, jz_functions *table, char *why, size_t why_size) {
+#define JZ_LOOKUP(field, symbol)                                                                   \
+    do {                                                                                           \
+        *(void **)(&table->field) = dlsym(library, symbol);                                        \
+        if (table->field == NULL) {                                                                \
+            snprintf(why, why_size, "it has no %s", symbol);                                       \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
+    JZ_LOOKUP(global_init, "curl_global_init");
+    JZ_LOOKUP(version_info, "curl_version_info");
+    JZ_LOOKUP(easy_init, "curl_easy_init");
+    JZ_LOOKUP(easy_cleanup, "curl_easy_cleanup");
+    JZ_LOOKUP(easy_perform, "curl_easy_perform");
+    JZ_LOOKUP(easy_pause, "curl_easy_pause");
+    JZ_LOOKUP(easy_strerror, "curl_easy_strerror");
+    JZ_LOOKUP(easy_setopt, "curl_easy_setopt");
+    JZ_LOOKUP(easy_getinfo, "curl_easy_getinfo");
+    JZ_LOOKUP(multi_init, "curl_multi_init");
+    JZ_LOOKUP(multi_cleanup, "curl_multi_cleanup");
+    JZ_LOOKUP(multi_add_handle, "curl_multi_add_handle");
+    JZ_LOOKUP(multi_remove_handle, "curl_multi_remove_handle");
+    JZ_LOOKUP(multi_perform, "curl_multi_perform");
+    JZ_LOOKUP(multi_poll, "curl_multi_poll");
+    JZ_LOOKUP(multi_wakeup, "curl_multi_wakeup");
+    JZ_LOOKUP(multi_setopt, "curl_multi_setopt");
+    JZ_LOOKUP(multi_strerror, "curl_multi_strerror");
+    JZ_LOOKUP(multi_info_read, "curl_multi_info_read");
+    JZ_LOOKUP(slist_append, "curl_slist_append");
+    JZ_LOOKUP(slist_free_all, "curl_slist_free_all");
+#undef JZ_LOOKUP
+    return 1;
+}
+
+/// Opens `name` and looks its functions up into `table`: the library handle, or NULL with the
+/// reason in `why`.
+static void *open_library(const char *name, jz_functions *table, char *why, size_t why_size) {
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *error = dlerror();
+        snprintf(why, why_size, "%s", error != NULL ? error : "dlopen failed");
+        return NULL;
+    }
+    char missing[128];
+    if (!resolve(library, table, missing, sizeof missing)) {
+        snprintf(why, why_size, "%s: %s", name, missing);
+        dlclose(library);
+        return NULL;
+    }
+    return library;
+}
+
+int jz_curl_probe(const char *name, char *why, size_t why_size) {
+    jz_functions table;
+    char reason[256];
+    void *library = open_library(name, &table, reason, sizeof reason);
+    if (library == NULL) {
+        if (why != NULL && why_size > 0) snprintf(why, why_size, "%s", reason);
+        return 1;
+    }
+    dlclose(library);
+    return 0;
+}
+
+int jz_curl_load(const char *const *names, char *why, size_t why_size) {
+    pthread_mutex_lock(&load_lock);
+    if (loaded) {
+        pthread_mutex_unlock(&load_lock);
+        return 0;
+    }
+    char reasons[512] = "";
+    for (const char *const *name = names; *name != NULL; name++) {
+        jz_functions table;
+        char reason[256];
+        // Kept open for the life of the process once loaded: the functions point into it.
+        void *library = open_library(*name, &table, reason, sizeof reason);
+        if (library != NULL && table.global_init(JZ_GLOBAL_ALL) != 0) {
+            snprintf(reason, sizeof reason, "%s: curl_global_init failed", *name);
+            dlclose(library);
+        } else if (library != NULL) {
+            curl = table;
+            snprintf(loaded_name, sizeof loaded_name, "%s", *name);
+            loaded = 1;
+            pthread_mutex_unlock(&load_lock);
+            return 0;
+        }
+        size_t used = strlen(reasons);
+        snprintf(reasons + used, sizeof reasons - used, "%s%s", used > 0 ? "; " : "", reason);
+    }
+    if (names[0] == NULL) snprintf(reasons, sizeof reasons, "no library name was given");
+    pthread_mutex_unlock(&load_lock);
+    if (why != NULL && why_size > 0) snprintf(why, why_size, "%s", reasons);
+    return 1;
+}
+
+const char *jz_curl_loaded_name(void) {
+    pthread_mutex_lock(&load_lock);
+    const char *name = loaded ? loaded_name : NULL;
+    pthread_mutex_unlock(&load_lock);
+    return name;
+}
+
+void jz_curl_version(jz_curl_info *info) {
+    memset(info, 0, sizeof *info);
+    const jz_version_data *data = curl.version_info(JZ_VERSION_NOW);
+    if (data == NULL) return;
+    info->version = data->version;
+    info->version_num = data->version_num;
+    info->features = data->features;
+    info->ssl_version = data->ssl_version;
+    info->libz_version = data->libz_version;
+    // `age` counts from 0 (CURLVERSION_FIRST): the fields of CURLVERSION_FIFTH need age >= 4.
+    if (data->age >= 4) info->brotli_version = data->brotli_version;
+    if (data->age >= 5) info->nghttp2_version = data->nghttp2_version;
+    if (data->age >= 6) {
+        info->cainfo = data->cainfo;
+        info->capath = data->capath;
+    }
+    if (data->age >= 7) info->zstd_version = data->zstd_version;
+}
+
+// MARK: Easy handles
+
+jz_easy *jz_easy_init(void) { return curl.easy_init(); }
+void jz_easy_cleanup(jz_easy *easy) { curl.easy_cleanup(easy); }
+int jz_easy_perform(jz_easy *easy) { return curl.easy_perform(easy); }
+int jz_easy_pause(jz_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+const char *jz_easy_strerror(int code) { return curl.easy_strerror(code); }
+
+int jz_easy_setopt_long(jz_easy *easy, int option, long value) { return curl.easy_setopt(easy, option, value); }
+int jz_easy_setopt_pointer(jz_easy *easy, int option, const void *value) {
+    return curl.easy_setopt(easy, option, value);
+}
+int jz_easy_setopt_offset(jz_easy *easy, int option, int64_t value) {
+    return curl.easy_setopt(easy, option, (jz_off_t)value);
+}
+
+int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length) {
+    // struct curl_blob; CURL_BLOB_COPY (1): libcurl keeps a copy.
+    struct {
+        void *data;
+        size_t len;
+        unsigned int flags;
+    } blob = {(void *)data, length, 1};
+    return curl.easy_setopt(easy, option, &blob);
+}
+
+int jz_easy_set_write(jz_easy *easy, jz_data_callback callback, void *context) {
+    int code = curl.easy_setopt(easy, JZ_OPT_WRITEFUNCTION, callback);
+    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_WRITEDATA, context);
+}
+
+int jz_easy_set_header(jz_easy *easy, jz_data_callback callback, void *context) {
+    int code = curl.easy_setopt(easy, JZ_OPT_HEADERFUNCTION, callback);
+    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_HEADERDATA, context);
+}
+
+int jz_easy_set_read(jz_easy *easy, jz_data_callback callback, void *context) {
+    int code = curl.easy_setopt(easy, JZ_OPT_READFUNCTION, callback);
+    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_READDATA, context);
+}
+
+int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context) {
+    int code = curl.easy_setopt(easy, JZ_OPT_SEEKFUNCTION, callback);
+    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_SEEKDATA, context);
+}
+
+int jz_easy_set_progress(jz_easy *easy, jz_progress_callback callback, void *context) {
+    int code = curl.easy_setopt(easy, JZ_OPT_XFERINFOFUNCTION, callback);
+    if (code == 0) code = curl.easy_setopt(easy, JZ_OPT_XFERINFODATA, context);
+    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_NOPROGRESS, 0L);
+}
+
+int jz_easy_getinfo_long(jz_easy *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
+int jz_easy_getinfo_offset(jz_easy *easy, int info, int64_t *value) {
+    jz_off_t offset = 0;
+    int code = curl.easy_getinfo(easy, info, &offset);
+    *value = (int64_t)offset;
+    return code;
+}
+int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+
+// MARK: Multi handles
+
+jz_multi *jz_multi_init(void) { return curl.multi_init(); }
+int jz_multi_cleanup(jz_multi *multi) { return curl.multi_cleanup(multi); }
+int jz_multi_add(jz_multi *multi, jz_easy *easy) { return curl.multi_add_handle(multi, easy); }
+int jz_multi_remove(jz_multi *multi, jz_easy *easy) { return curl.multi_remove_handle(multi, easy); }
+int jz_multi_perform(jz_multi *multi, int *running) { return curl.multi_perform(multi, running); }
+int jz_multi_poll(jz_multi *multi, int timeout_ms, int *ready) {
+    return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
+}
+int jz_multi_wakeup(jz_multi *multi) { return curl.multi_wakeup(multi); }
+int jz_multi_setopt_long(jz_multi *multi, int option, long value) { return curl.multi_setopt(multi, option, value); }
+const char *jz_multi_strerror(int code) { return curl.multi_strerror(code); }
+
+int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result) {
+    int left = 0;
+    jz_message *message;
+    while ((message = curl.multi_info_read(multi, &left)) != NULL) {
+        if (message->msg == JZ_MSG_DONE) {
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// MARK: Header lists
+
+jz_slist *jz_slist_append(jz_slist *list, const char *line) { return curl.slist_append(list, line); }
+void jz_slist_free(jz_slist *list) { curl.slist_free_all(list); }

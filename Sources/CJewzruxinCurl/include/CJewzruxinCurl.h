@@ -1,0 +1,259 @@
+// CJewzruxinCurl: the system's libcurl, loaded at run time with dlopen.
+//
+// No curl header is needed to build this target, and no libcurl to link it: the few types, option
+// numbers and constants used are declared here (they are libcurl's stable ABI, the values of
+// include/curl/curl.h and multi.h), and every function is looked up with dlsym when
+// jz_curl_load() runs. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic,
+// which Swift can't call: each is wrapped here in typed, non-variadic functions.
+//
+// Every wrapper expects jz_curl_load() to have succeeded once before.
+
+#ifndef CJEWZRUXIN_CURL_H
+#define CJEWZRUXIN_CURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An easy handle (CURL *) and a multi handle (CURLM *), opaque.
+typedef void jz_easy;
+typedef void jz_multi;
+/// A header list (struct curl_slist *), opaque.
+typedef void jz_slist;
+
+// MARK: Loading
+
+/// What the loaded libcurl is and can do, from curl_version_info().
+typedef struct jz_curl_info {
+    const char *version;        ///< "7.88.1"
+    unsigned int version_num;   ///< 0x075801
+    int features;               ///< CURL_VERSION_* bits (JZ_FEATURE_*)
+    const char *ssl_version;    ///< "OpenSSL/3.0.11", or NULL
+    const char *libz_version;   ///< or NULL
+    const char *brotli_version; ///< or NULL (age ≥ 5)
+    const char *nghttp2_version;///< or NULL (age ≥ 6)
+    const char *zstd_version;   ///< or NULL (age ≥ 8)
+    const char *cainfo;         ///< the built-in CA bundle, or NULL (age ≥ 7)
+    const char *capath;         ///< the built-in CA directory, or NULL (age ≥ 7)
+} jz_curl_info;
+
+/// Loads the first of `names` (NULL-terminated) that dlopen finds and that has every function
+/// used here, then runs curl_global_init. Safe to call from several threads; only the first call
+/// loads. Returns 0 on success; otherwise 1, with why it failed in `why` (NUL-terminated).
+int jz_curl_load(const char *const *names, char *why, size_t why_size);
+
+/// Whether `name` opens and has every function used here, without loading it for use: 0 if so;
+/// otherwise 1, with the reason in `why`.
+int jz_curl_probe(const char *name, char *why, size_t why_size);
+
+/// The path or name of the library loaded, or NULL before a successful jz_curl_load().
+const char *jz_curl_loaded_name(void);
+
+/// Fills `info` from curl_version_info(CURLVERSION_NOW).
+void jz_curl_version(jz_curl_info *info);
+
+enum {
+    JZ_FEATURE_IPV6 = 1 << 0,
+    JZ_FEATURE_SSL = 1 << 2,
+    JZ_FEATURE_LIBZ = 1 << 3,
+    JZ_FEATURE_NTLM = 1 << 4,
+    JZ_FEATURE_ASYNCHDNS = 1 << 7,
+    JZ_FEATURE_SPNEGO = 1 << 8,
+    JZ_FEATURE_LARGEFILE = 1 << 9,
+    JZ_FEATURE_HTTP2 = 1 << 16,
+    JZ_FEATURE_GSSAPI = 1 << 17,
+    JZ_FEATURE_KERBEROS5 = 1 << 18,
+    JZ_FEATURE_UNIX_SOCKETS = 1 << 19,
+    JZ_FEATURE_HTTPS_PROXY = 1 << 21,
+    JZ_FEATURE_BROTLI = 1 << 23,
+    JZ_FEATURE_HTTP3 = 1 << 25,
+    JZ_FEATURE_ZSTD = 1 << 26,
+    JZ_FEATURE_THREADSAFE = 1 << 30,
+};
+
+// MARK: Easy handles
+
+jz_easy *jz_easy_init(void);
+void jz_easy_cleanup(jz_easy *easy);
+/// curl_easy_perform: the whole transfer, blocking. Returns a CURLcode.
+int jz_easy_perform(jz_easy *easy);
+/// curl_easy_pause with CURLPAUSE_* bits. Returns a CURLcode.
+int jz_easy_pause(jz_easy *easy, int bitmask);
+/// The description of a CURLcode.
+const char *jz_easy_strerror(int code);
+
+/// curl_easy_setopt for a long option. Returns a CURLcode.
+int jz_easy_setopt_long(jz_easy *easy, int option, long value);
+/// curl_easy_setopt for an object, string or list option (libcurl copies strings). Returns a CURLcode.
+int jz_easy_setopt_pointer(jz_easy *easy, int option, const void *value);
+/// curl_easy_setopt for a curl_off_t option. Returns a CURLcode.
+int jz_easy_setopt_offset(jz_easy *easy, int option, int64_t value);
+/// curl_easy_setopt for a blob option (libcurl copies the bytes). Returns a CURLcode.
+int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length);
+
+/// Callbacks, as libcurl calls them.
+typedef size_t (*jz_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*jz_progress_callback)(void *context, int64_t download_total, int64_t downloaded,
+                                    int64_t upload_total, int64_t uploaded);
+typedef int (*jz_seek_callback)(void *context, int64_t offset, int origin);
+
+/// CURLOPT_WRITEFUNCTION and CURLOPT_WRITEDATA.
+int jz_easy_set_write(jz_easy *easy, jz_data_callback callback, void *context);
+/// CURLOPT_HEADERFUNCTION and CURLOPT_HEADERDATA.
+int jz_easy_set_header(jz_easy *easy, jz_data_callback callback, void *context);
+/// CURLOPT_READFUNCTION and CURLOPT_READDATA.
+int jz_easy_set_read(jz_easy *easy, jz_data_callback callback, void *context);
+/// CURLOPT_SEEKFUNCTION and CURLOPT_SEEKDATA.
+int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context);
+/// CURLOPT_XFERINFOFUNCTION, CURLOPT_XFERINFODATA, and CURLOPT_NOPROGRESS 0.
+int jz_easy_set_progress(jz_easy *easy, jz_progress_callback callback, void *context);
+
+/// curl_easy_getinfo for a long, a curl_off_t, a string (owned by the handle) or a pointer.
+int jz_easy_getinfo_long(jz_easy *easy, int info, long *value);
+int jz_easy_getinfo_offset(jz_easy *easy, int info, int64_t *value);
+int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value);
+
+// MARK: Multi handles
+
+jz_multi *jz_multi_init(void);
+/// Returns a CURLMcode.
+int jz_multi_cleanup(jz_multi *multi);
+int jz_multi_add(jz_multi *multi, jz_easy *easy);
+int jz_multi_remove(jz_multi *multi, jz_easy *easy);
+int jz_multi_perform(jz_multi *multi, int *running);
+/// curl_multi_poll with no extra descriptors.
+int jz_multi_poll(jz_multi *multi, int timeout_ms, int *ready);
+int jz_multi_wakeup(jz_multi *multi);
+int jz_multi_setopt_long(jz_multi *multi, int option, long value);
+const char *jz_multi_strerror(int code);
+/// The next CURLMSG_DONE message: 1 with its handle and CURLcode, or 0 when there is none.
+int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result);
+
+// MARK: Header lists
+
+/// curl_slist_append: returns the new head, or NULL when out of memory (the old list is kept).
+jz_slist *jz_slist_append(jz_slist *list, const char *line);
+void jz_slist_free(jz_slist *list);
+
+// MARK: Numbers of include/curl/curl.h and multi.h
+
+enum {
+    JZ_OPT_WRITEDATA = 10001,
+    JZ_OPT_URL = 10002,
+    JZ_OPT_PROXY = 10004,
+    JZ_OPT_USERPWD = 10005,
+    JZ_OPT_READDATA = 10009,
+    JZ_OPT_ERRORBUFFER = 10010,
+    JZ_OPT_WRITEFUNCTION = 20011,
+    JZ_OPT_READFUNCTION = 20012,
+    JZ_OPT_LOW_SPEED_LIMIT = 19,
+    JZ_OPT_LOW_SPEED_TIME = 20,
+    JZ_OPT_HTTPHEADER = 10023,
+    JZ_OPT_SSLCERT = 10025,
+    JZ_OPT_KEYPASSWD = 10026,
+    JZ_OPT_HEADERDATA = 10029,
+    JZ_OPT_SSLVERSION = 32,
+    JZ_OPT_CUSTOMREQUEST = 10036,
+    JZ_OPT_VERBOSE = 41,
+    JZ_OPT_NOPROGRESS = 43,
+    JZ_OPT_NOBODY = 44,
+    JZ_OPT_UPLOAD = 46,
+    JZ_OPT_POST = 47,
+    JZ_OPT_FOLLOWLOCATION = 52,
+    JZ_OPT_XFERINFODATA = 10057,
+    JZ_OPT_SSL_VERIFYPEER = 64,
+    JZ_OPT_CAINFO = 10065,
+    JZ_OPT_MAXCONNECTS = 71,
+    JZ_OPT_HEADERFUNCTION = 20079,
+    JZ_OPT_HTTPGET = 80,
+    JZ_OPT_SSL_VERIFYHOST = 81,
+    JZ_OPT_HTTP_VERSION = 84,
+    JZ_OPT_SSLCERTTYPE = 10086,
+    JZ_OPT_SSLKEY = 10087,
+    JZ_OPT_SSLKEYTYPE = 10088,
+    JZ_OPT_BUFFERSIZE = 98,
+    JZ_OPT_NOSIGNAL = 99,
+    JZ_OPT_PROXYTYPE = 101,
+    JZ_OPT_ACCEPT_ENCODING = 10102,
+    JZ_OPT_PRIVATE = 10103,
+    JZ_OPT_HTTPAUTH = 107,
+    JZ_OPT_IPRESOLVE = 113,
+    JZ_OPT_INFILESIZE_LARGE = 30115,
+    JZ_OPT_POSTFIELDSIZE_LARGE = 30120,
+    JZ_OPT_TCP_NODELAY = 121,
+    JZ_OPT_TIMEOUT_MS = 155,
+    JZ_OPT_CONNECTTIMEOUT_MS = 156,
+    JZ_OPT_HTTP_CONTENT_DECODING = 158,
+    JZ_OPT_SEEKFUNCTION = 20167,
+    JZ_OPT_SEEKDATA = 10168,
+    JZ_OPT_NOPROXY = 10177,
+    JZ_OPT_XFERINFOFUNCTION = 20219,
+    JZ_OPT_EXPECT_100_TIMEOUT_MS = 227,
+    JZ_OPT_PINNEDPUBLICKEY = 10230,
+    JZ_OPT_PIPEWAIT = 237,
+    JZ_OPT_UPLOAD_BUFFERSIZE = 280,
+    JZ_OPT_SSLCERT_BLOB = 40291,
+    JZ_OPT_SSLKEY_BLOB = 40292,
+    JZ_OPT_CAINFO_BLOB = 40309,
+    JZ_OPT_PROTOCOLS_STR = 10318,
+    JZ_OPT_REDIR_PROTOCOLS_STR = 10319,
+};
+
+enum {
+    JZ_INFO_EFFECTIVE_URL = 0x100000 + 1,
+    JZ_INFO_RESPONSE_CODE = 0x200000 + 2,
+    JZ_INFO_SIZE_UPLOAD_T = 0x600000 + 7,
+    JZ_INFO_SIZE_DOWNLOAD_T = 0x600000 + 8,
+    JZ_INFO_HEADER_SIZE = 0x200000 + 11,
+    JZ_INFO_REQUEST_SIZE = 0x200000 + 12,
+    JZ_INFO_SSL_VERIFYRESULT = 0x200000 + 13,
+    JZ_INFO_OS_ERRNO = 0x200000 + 25,
+    JZ_INFO_NUM_CONNECTS = 0x200000 + 26,
+    JZ_INFO_PRIMARY_IP = 0x100000 + 32,
+    JZ_INFO_PRIMARY_PORT = 0x200000 + 40,
+    JZ_INFO_LOCAL_IP = 0x100000 + 41,
+    JZ_INFO_LOCAL_PORT = 0x200000 + 42,
+    JZ_INFO_HTTP_VERSION = 0x200000 + 46,
+    JZ_INFO_TOTAL_TIME_T = 0x600000 + 50,
+    JZ_INFO_NAMELOOKUP_TIME_T = 0x600000 + 51,
+    JZ_INFO_CONNECT_TIME_T = 0x600000 + 52,
+    JZ_INFO_PRETRANSFER_TIME_T = 0x600000 + 53,
+    JZ_INFO_STARTTRANSFER_TIME_T = 0x600000 + 54,
+    JZ_INFO_REDIRECT_TIME_T = 0x600000 + 55,
+    JZ_INFO_APPCONNECT_TIME_T = 0x600000 + 56,
+};
+
+enum {
+    JZ_MOPT_PIPELINING = 3,
+    JZ_MOPT_MAXCONNECTS = 6,
+    JZ_MOPT_MAX_HOST_CONNECTIONS = 7,
+    JZ_MOPT_MAX_TOTAL_CONNECTIONS = 13,
+    JZ_MOPT_MAX_CONCURRENT_STREAMS = 16,
+};
+
+enum {
+    JZ_HTTP_VERSION_NONE = 0,
+    JZ_HTTP_VERSION_1_1 = 2,
+    JZ_HTTP_VERSION_2TLS = 4,
+    JZ_PIPE_MULTIPLEX = 2,
+    JZ_WRITEFUNC_PAUSE = 0x10000001,
+    JZ_READFUNC_ABORT = 0x10000000,
+    JZ_READFUNC_PAUSE = 0x10000001,
+    JZ_PAUSE_RECV = 1 << 0,
+    JZ_PAUSE_SEND = 1 << 2,
+    JZ_PAUSE_CONT = 0,
+    JZ_SEEKFUNC_OK = 0,
+    JZ_SEEKFUNC_FAIL = 1,
+    JZ_SEEKFUNC_CANTSEEK = 2,
+    JZ_E_OK = 0,
+    JZ_M_OK = 0,
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
