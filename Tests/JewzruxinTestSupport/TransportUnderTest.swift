@@ -11,6 +11,7 @@ import Testing
 public enum TransportUnderTest: String, CaseIterable, Sendable, CustomStringConvertible {
     case urlSession
     case native
+    case curl
 
     /// The transport of the test running now (URLSession outside a parameterised suite).
     @TaskLocal public static var current = TransportUnderTest.urlSession
@@ -28,6 +29,7 @@ public enum TransportUnderTest: String, CaseIterable, Sendable, CustomStringConv
         switch self {
         case .urlSession: return nil
         case .native: return .native
+        case .curl: return .curl
         }
     }
 

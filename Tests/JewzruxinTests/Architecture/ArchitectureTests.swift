@@ -45,6 +45,17 @@ struct ArchitectureTests {
         }
     }
 
+    @Test("only the curl transport imports the libcurl shim, and it imports it")
+    func curlShimStaysInItsTransport() throws {
+        let check = try LayerCheck(root: Self.moduleRoot)
+        var importers: Set<String> = []
+        for (path, text) in check.files where text.split(separator: "\n").contains("import CJewzruxinCurl") {
+            importers.insert(path)
+            #expect(LayerCheck.layer(of: path) == "Transports/Curl", "\(path) imports the libcurl shim")
+        }
+        #expect(importers.contains("Transports/Curl/CurlLibrary.swift"))
+    }
+
     @Test("planted backward references are reported, each where it is")
     func plantedReferencesAreFound() throws {
         var files = try LayerCheck(root: Self.moduleRoot).files

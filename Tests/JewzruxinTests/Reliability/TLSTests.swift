@@ -126,9 +126,13 @@ func checkUntrustedCertificate(_ error: (any Error)?, url: URL, sourceLocation: 
     #expect(urlError.localizedDescription.contains("TLS certificate is not trusted"), sourceLocation: sourceLocation)
     #expect(urlError.localizedDescription.contains("self-signed certificate"), "curl's message is kept", sourceLocation: sourceLocation)
     #expect(urlError.failingURL == url, sourceLocation: sourceLocation)
-    let underlying = urlError.userInfo[NSUnderlyingErrorKey] as? NSError
-    #expect(underlying?.domain == NSURLErrorDomain, sourceLocation: sourceLocation)
-    #expect(underlying?.code == URLError.Code.unknown.rawValue, "FoundationNetworking's own error is kept", sourceLocation: sourceLocation)
+    if TransportUnderTest.current == .curl {
+        #expect(urlError.userInfo["CURLcode"] as? Int == 60, "libcurl's result code is kept", sourceLocation: sourceLocation)
+    } else {
+        let underlying = urlError.userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(underlying?.domain == NSURLErrorDomain, sourceLocation: sourceLocation)
+        #expect(underlying?.code == URLError.Code.unknown.rawValue, "FoundationNetworking's own error is kept", sourceLocation: sourceLocation)
+    }
     #expect(HTTPError.transport(urlError).description.contains("not trusted"), sourceLocation: sourceLocation)
 }
 

@@ -7,8 +7,9 @@ import JewzruxinSandbox
 import FoundationNetworking
 #endif
 
-/// The system's libcurl as the curl transport loads it.
-@Suite("Curl transport: the library")
+/// The system's libcurl as the curl transport loads it, and what the transport reads from it:
+/// the library and its features, response heads line by line, result codes.
+@Suite("Curl transport: the library, heads and errors")
 struct CurlTransportTests {
     @Test("the system's libcurl loads at run time, new enough, with TLS; it names what it decodes")
     func libraryLoads() throws {
@@ -33,5 +34,97 @@ struct CurlTransportTests {
         let notCurl = CurlLibrary.problem(opening: "libz.so.1")
         #expect(notCurl?.contains("curl_global_init") == true)
         #expect(CurlLibrary.problem(opening: "libcurl.so.4") == nil)
+    }
+
+    /// The head `lines` make, fed one at a time.
+    private func head(_ lines: [String]) -> (CurlHeadReader.Head?, delivered: Bool) {
+        var reader = CurlHeadReader()
+        var result: CurlHeadReader.Head?
+        for line in lines {
+            let bytes = Array((line + "\r\n").utf8)
+            if let head = bytes.withUnsafeBytes({ reader.read($0) }) { result = head }
+        }
+        return (result, reader.isDelivered)
+    }
+
+    @Test("a head: status line, fields in order, folded values; HTTP/2's status line has no reason")
+    func headLines() {
+        let (one, delivered) = head(["HTTP/1.1 200 OK", "Content-Type: text/plain", "X-Folded: a", "  b", "Set-Cookie: k=1", "set-cookie: j=2", ""])
+        #expect(delivered)
+        #expect(one?.version == "HTTP/1.1")
+        #expect(one?.status == 200)
+        #expect(one?.reason == "OK")
+        #expect(one?.fields.map(\.name) == ["Content-Type", "X-Folded", "Set-Cookie", "set-cookie"])
+        #expect(one?.fields[1].value == "a b")
+        #expect(one?.setCookies == ["k=1", "j=2"])
+        let (two, _) = head(["HTTP/2 404", "content-length: 3", ""])
+        #expect(two?.version == "HTTP/2")
+        #expect(two?.status == 404)
+        #expect(two?.reason == "")
+    }
+
+    @Test("interim heads are dropped, lines after the final head (trailers) ignored, 101 is final")
+    func interimAndTrailers() {
+        let (final, delivered) = head(["HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a>", "", "HTTP/1.1 201 Created", "", "X-Trailer: 1", ""])
+        #expect(delivered)
+        #expect(final?.status == 201)
+        #expect(final?.fields.isEmpty == true)
+        let (switching, _) = head(["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", ""])
+        #expect(switching?.status == 101)
+        let (none, nothing) = head(["HTTP/1.1 100 Continue", ""])
+        #expect(none == nil)
+        #expect(!nothing)
+    }
+
+    @Test("libcurl's result codes map to URLSession's URLError codes; the message and code are kept")
+    func resultCodes() throws {
+        let url = try #require(URL(string: "http://h/"))
+        #expect(CurlErrors.urlErrorCode(for: 6) == .cannotFindHost)
+        #expect(CurlErrors.urlErrorCode(for: 7) == .cannotConnectToHost)
+        #expect(CurlErrors.urlErrorCode(for: 28) == .timedOut)
+        #expect(CurlErrors.urlErrorCode(for: 52) == .networkConnectionLost)
+        #expect(CurlErrors.urlErrorCode(for: 60) == .serverCertificateUntrusted)
+        #expect(CurlErrors.urlErrorCode(for: 61) == .cannotDecodeContentData)
+        #expect(CurlErrors.urlErrorCode(for: 9_999) == .unknown)
+        let error = CurlErrors.urlError(code: 7, message: "Failed to connect to h port 80", url: url)
+        #expect(error.code == .cannotConnectToHost)
+        #expect(error.localizedDescription == "Failed to connect to h port 80")
+        #expect(error.userInfo["CURLcode"] as? Int == 7)
+        #expect(error.failingURL == url)
+    }
+
+    @Test("a session on .curl sends http and https to it; nothing else is routed to URLSession")
+    func routing() {
+        let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
+        #expect(session.transport is CurlTransport)
+        #expect(session.transport(for: URL(string: "https://example.com/")) is CurlTransport)
+        #expect(session.transport(for: URL(string: "http://example.com/")) is CurlTransport)
+        #expect(session.core == nil)
+    }
+
+    @Test("GET, POST with a body and a file upload reach the sandbox through libcurl")
+    func againstTheSandbox() async throws {
+        try await withSandbox { sandbox in
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
+            let hello = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
+            #expect(hello.response.statusCode == 200)
+            #expect(hello.response.text == "Hello World")
+            #expect(hello.response.value(forHTTPHeaderField: "content-type")?.hasPrefix("text/plain") == true)
+
+            let echoed = try await HTTPCycle.post(sandbox.string("/echo/"), parameters: ["content": "posted"], session: session)
+            #expect(echoed.response.text == "posted")
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("curl-upload-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            try bytes.write(to: file)
+            let sent = Locked<[Int64]>([])
+            let uploaded = try await HTTPCycle.upload(
+                sandbox.string("/dumpupload/"), source: .file(file), session: session,
+                didSendBodyDataHandler: { _, _, total, _ in sent.withLock { $0.append(total) } })
+            #expect(uploaded.response.statusCode == 200)
+            #expect(uploaded.response.data == bytes)
+            #expect(sent.withLock { $0.last } == Int64(bytes.count))
+        }
     }
 }

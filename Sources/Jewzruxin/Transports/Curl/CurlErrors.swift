@@ -1,0 +1,49 @@
+import CJewzruxinCurl
+import Foundation
+
+/// libcurl's result codes as the `URLError`s URLSession reports for the same failures, so that a
+/// caller's error handling and the engine's retry policy work the same on every transport.
+enum CurlErrors {
+    /// The `URLError` for a transfer that ended with `code`; libcurl's own message (its error
+    /// buffer, else `curl_easy_strerror`) is the description, the code under `CURLcode`.
+    static func urlError(code: Int32, message: String?, url: URL) -> URLError {
+        var description = message ?? String(cString: jz_easy_strerror(code))
+        let urlCode = urlErrorCode(for: code)
+        if urlCode == .serverCertificateUntrusted {
+            // Worded as the URLSession transport words it, libcurl's reason kept.
+            description = "The server's TLS certificate is not trusted: " + description
+        }
+        return URLError(urlCode, userInfo: [
+            NSLocalizedDescriptionKey: description, NSURLErrorFailingURLErrorKey: url, "CURLcode": Int(code),
+        ])
+    }
+
+    /// URLSession's code for a libcurl result code.
+    static func urlErrorCode(for code: Int32) -> URLError.Code {
+        switch code {
+        case 1: return .unsupportedURL                    // UNSUPPORTED_PROTOCOL
+        case 3: return .badURL                            // URL_MALFORMAT
+        case 5, 6: return .cannotFindHost                 // COULDNT_RESOLVE_PROXY, COULDNT_RESOLVE_HOST
+        case 7: return .cannotConnectToHost               // COULDNT_CONNECT
+        case 8: return .badServerResponse                 // WEIRD_SERVER_REPLY
+        case 16, 92: return .networkConnectionLost        // HTTP2, HTTP2_STREAM
+        case 18: return .networkConnectionLost            // PARTIAL_FILE: the body ended short
+        case 26: return .cannotOpenFile                   // READ_ERROR: the upload couldn't be read
+        case 27: return .cannotLoadFromNetwork            // OUT_OF_MEMORY
+        case 28: return .timedOut                         // OPERATION_TIMEDOUT
+        case 35, 53, 59, 80: return .secureConnectionFailed // SSL_CONNECT_ERROR, ENGINE, CIPHER, SHUTDOWN
+        case 42: return .cancelled                        // ABORTED_BY_CALLBACK
+        case 47: return .httpTooManyRedirects             // TOO_MANY_REDIRECTS
+        case 52: return .networkConnectionLost            // GOT_NOTHING: closed before any response
+        case 55, 56: return .networkConnectionLost        // SEND_ERROR, RECV_ERROR
+        case 58, 98: return .clientCertificateRejected    // SSL_CERTPROBLEM, SSL_CLIENTCERT
+        case 60, 83, 90, 91: return .serverCertificateUntrusted // PEER_FAILED_VERIFICATION, ISSUER, PINNED KEY, CERT STATUS
+        case 61: return .cannotDecodeContentData          // BAD_CONTENT_ENCODING: a truncated or corrupt encoded body
+        case 63: return .dataLengthExceedsMaximum         // FILESIZE_EXCEEDED
+        case 65: return .requestBodyStreamExhausted       // SEND_FAIL_REWIND
+        case 77, 82: return .cannotLoadFromNetwork        // SSL_CACERT_BADFILE, SSL_CRL_BADFILE
+        case 97: return .cannotConnectToHost              // PROXY
+        default: return .unknown
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import CJewzruxinCurl
+import JewzruxinPrimitives
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on a curl transport: an easy handle in its loop's multi handle.
+///
+/// ``resume()`` and ``cancel()`` come from any thread and only hand the transfer to the loop; the
+/// easy handle is made, configured, driven and cleaned up on the loop's thread, where libcurl's
+/// callbacks run and every event is reported, in order. ``complete(with:)`` reports the end once,
+/// whichever of the loop, a cancel or a failure comes first.
+final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
+    private enum Phase {
+        case idle, submitted, cancelled
+    }
+
+    let request: HTTPRequest
+    let url: URL
+    private let upload: HTTPCycle.UploadSource?
+    private let events: HTTPTransferEvents
+    private let settings: CurlTransport.Settings
+    private let loop: CurlLoop
+    private let phase = Locked(Phase.idle)
+    private let reported = Locked(false)
+    /// Set by ``cancel()``: the callbacks then stop the transfer at once, before the loop removes it.
+    private let cancelRequested = Locked(false)
+    private let timeout: TimeInterval
+
+    // The loop's thread only, from prepare() on.
+    /// The easy handle, while the transfer runs.
+    private(set) var easyHandle: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutableRawPointer?
+    private var errorBuffer: UnsafeMutablePointer<CChar>?
+    private var head = CurlHeadReader()
+    private var body: CurlBodySource?
+    /// When the transfer fails for want of progress.
+    private(set) var idleDeadline = MonotonicTime.distantFuture
+    /// An error a callback met, reported instead of libcurl's code.
+    private var callbackError: (any Error)?
+
+    init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
+         settings: CurlTransport.Settings, loop: CurlLoop) {
+        self.request = request
+        self.url = url
+        self.upload = upload
+        self.events = events
+        self.settings = settings
+        self.loop = loop
+        self.timeout = settings.timeout(for: request.core)
+    }
+
+    func resume() {
+        let submits = phase.withLock { phase -> Bool in
+            guard phase == .idle else { return false }
+            phase = .submitted
+            return true
+        }
+        if submits { loop.submit(self) }
+    }
+
+    func cancel() {
+        phase.withLock { phase in
+            if phase == .idle { phase = .cancelled }
+        }
+        cancelRequested.withLock { $0 = true }
+        // The loop removes a running transfer, and reports the end of one that never started.
+        loop.cancel(self)
+    }
+
+    // MARK: The loop's thread
+
+    /// Makes and configures the easy handle; `nil` when the transfer has ended already or can't
+    /// start (it has then reported why).
+    func prepare() -> UnsafeMutableRawPointer? {
+        guard phase.withLock({ $0 == .submitted }), !reported.withLock({ $0 }) else { return nil }
+        guard let easy = jz_easy_init() else {
+            complete(with: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
+            return nil
+        }
+        easyHandle = easy
+        do {
+            try configure(easy)
+        } catch {
+            complete(with: error)
+            return nil
+        }
+        idleDeadline = MonotonicTime.now(plus: timeout)
+        return easy
+    }
+
+    /// libcurl ended the transfer with `code`.
+    func finished(code: Int32) {
+        if let callbackError {
+            complete(with: callbackError)
+        } else if code != JZ_E_OK {
+            complete(with: CurlErrors.urlError(code: code, message: errorMessage, url: url))
+        } else if !head.isDelivered {
+            complete(with: URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
+            ]))
+        } else {
+            complete(with: nil)
+        }
+    }
+
+    /// No progress for the request's timeout.
+    func timedOut() {
+        complete(with: URLError(.timedOut, userInfo: [
+            NSLocalizedDescriptionKey: "The request timed out.", NSURLErrorFailingURLErrorKey: url,
+        ]))
+    }
+
+    /// Reports the end, once, and lets the handle go. Called on the loop's thread, or on the caller's
+    /// for a transfer its loop never took.
+    func complete(with error: (any Error)?) {
+        guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
+        release()
+        events.didComplete(error: error)
+    }
+
+    private var errorMessage: String? {
+        guard let errorBuffer, errorBuffer.pointee != 0 else { return nil }
+        return String(cString: errorBuffer)
+    }
+
+    private func release() {
+        if let easyHandle { jz_easy_cleanup(easyHandle) }
+        easyHandle = nil
+        if let headerList { jz_slist_free(headerList) }
+        headerList = nil
+        errorBuffer?.deallocate()
+        errorBuffer = nil
+        body?.close()
+        body = nil
+    }
+
+    // MARK: Callbacks
+
+    fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
+        idleDeadline = MonotonicTime.now(plus: timeout)
+        guard let ended = head.read(line) else { return }
+        settings.cookies?.store(ended.setCookies, for: request.core)
+        events.didReceive(HTTPResponseHead(
+            url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
+    }
+
+    /// Hands body bytes to the engine; `false` when the transfer was cancelled meanwhile (libcurl
+    /// then stops it).
+    fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !cancelRequested.withLock({ $0 }) else { return false }
+        idleDeadline = MonotonicTime.now(plus: timeout)
+        events.didReceive(Data(bytes))
+        return true
+    }
+
+    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard !cancelRequested.withLock({ $0 }) else { return Int(JZ_READFUNC_ABORT) }
+        guard let body else { return 0 }
+        do {
+            let count = try body.read(into: buffer)
+            if count > 0 {
+                idleDeadline = MonotonicTime.now(plus: timeout)
+                events.didSend(bytes: Int64(count), totalBytes: body.sent, expectedBytes: body.length ?? -1)
+            }
+            return count
+        } catch {
+            callbackError = error
+            return Int(JZ_READFUNC_ABORT)
+        }
+    }
+
+    fileprivate func seekBody(to offset: Int64) -> Int32 {
+        guard let body, body.seek(to: offset) else { return Int32(JZ_SEEKFUNC_CANTSEEK) }
+        return Int32(JZ_SEEKFUNC_OK)
+    }
+
+    // MARK: Configuring the handle
+
+    private func configure(_ easy: UnsafeMutableRawPointer) throws {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+        buffer.initialize(repeating: 0, count: 256)
+        errorBuffer = buffer
+        try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), buffer))
+        try check(url.absoluteString.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_URL), $0) })
+        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_NOSIGNAL), 1))
+        try check(jz_easy_set_header(easy, curlHeaderCallback, context))
+        try check(jz_easy_set_write(easy, curlWriteCallback, context))
+        let version = settings.httpVersion == .http1_1 ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS
+        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_HTTP_VERSION), Int(version)))
+        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_CONNECTTIMEOUT_MS), Int(min(timeout, 86_400) * 1000)))
+        // The engine follows redirects and answers challenges itself, on every transport.
+        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_FOLLOWLOCATION), 0))
+        if request.core.value(forHTTPHeaderField: "Accept-Encoding") == nil, let encodings = settings.acceptedEncodings {
+            try check(encodings.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ACCEPT_ENCODING), $0) })
+        }
+        try configureMethodAndBody(easy, context: context)
+        try configureHeaders(easy)
+    }
+
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws {
+        let method = (request.core.httpMethod ?? "GET").uppercased()
+        var source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url)
+        if source == nil, ["POST", "PUT", "PATCH"].contains(method) {
+            // A method that defines a body announces an empty one (RFC 9110 §8.6).
+            source = CurlBodySource(empty: ())
+        }
+        if method == "HEAD" {
+            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_NOBODY), 1))
+        } else if let source {
+            body = source
+            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_UPLOAD), 1))
+            try check(jz_easy_setopt_offset(easy, Int32(JZ_OPT_INFILESIZE_LARGE), source.length ?? -1))
+            try check(jz_easy_set_read(easy, curlReadCallback, context))
+            try check(jz_easy_set_seek(easy, curlSeekCallback, context))
+            if method != "PUT" { try check(method.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_CUSTOMREQUEST), $0) }) }
+        } else if method == "GET" {
+            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_HTTPGET), 1))
+        } else {
+            try check(method.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_CUSTOMREQUEST), $0) })
+        }
+    }
+
+    private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws {
+        var lines: [String] = []
+        var names: Set<String> = []
+        for (name, value) in (request.core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let lowered = name.lowercased()
+            // Framing and the connection are the transport's business.
+            guard !["content-length", "transfer-encoding", "connection"].contains(lowered) else { continue }
+            names.insert(lowered)
+            lines.append(Self.line(name, value))
+        }
+        for (name, value) in settings.additionalHeaders where !names.contains(name.lowercased()) {
+            names.insert(name.lowercased())
+            lines.append(Self.line(name, value))
+        }
+        if !names.contains("cookie"), let cookies = settings.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
+        if !names.contains("user-agent") { lines.append("User-Agent: Jewzruxin") }
+        if !names.contains("accept") { lines.append("Accept: */*") }
+        // No 100-continue round trip: the other transports send the body at once.
+        if !names.contains("expect") { lines.append("Expect:") }
+        var list: UnsafeMutableRawPointer?
+        for line in lines {
+            guard let appended = line.withCString({ jz_slist_append(list, $0) }) else {
+                if let list { jz_slist_free(list) }
+                throw URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "out of memory for the request's headers"])
+            }
+            list = appended
+        }
+        headerList = list
+        try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), list))
+    }
+
+    /// A header line for libcurl: `Name;` sends a field with an empty value (`Name:` would remove it).
+    private static func line(_ name: String, _ value: String) -> String {
+        value.isEmpty ? "\(name);" : "\(name): \(value)"
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code != JZ_E_OK else { return }
+        throw URLError(.unknown, userInfo: [
+            NSLocalizedDescriptionKey: "libcurl refused an option: " + String(cString: jz_easy_strerror(code)),
+            NSURLErrorFailingURLErrorKey: url,
+        ])
+    }
+}
+
+// libcurl's callbacks: C functions that find their transfer from the context pointer, which the
+// loop keeps alive while the handle is in its multi handle.
+
+private func curlTransfer(from context: UnsafeMutableRawPointer?) -> CurlTransfer? {
+    context.map { Unmanaged<CurlTransfer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let curlHeaderCallback: jz_data_callback = { data, size, count, context in
+    let length = size * count
+    guard let transfer = curlTransfer(from: context) else { return 0 }
+    transfer.receivedHeader(UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+private let curlWriteCallback: jz_data_callback = { data, size, count, context in
+    let length = size * count
+    guard let transfer = curlTransfer(from: context),
+          transfer.receivedBody(UnsafeRawBufferPointer(start: data, count: length))
+    else { return 0 }
+    return length
+}
+
+private let curlReadCallback: jz_data_callback = { data, size, count, context in
+    guard let transfer = curlTransfer(from: context), let data else { return Int(JZ_READFUNC_ABORT) }
+    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}
+
+private let curlSeekCallback: jz_seek_callback = { context, offset, origin in
+    // SEEK_SET only: libcurl rewinds to the start of the body.
+    guard let transfer = curlTransfer(from: context), origin == 0 else { return Int32(JZ_SEEKFUNC_CANTSEEK) }
+    return transfer.seekBody(to: offset)
+}

@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport on the system's libcurl, reached at run time (``CurlLibrary``): `http` and `https`,
+/// HTTP/2 over TLS where the server offers it, HTTP/1.1 otherwise, connection reuse, and the
+/// compressions the library decodes.
+///
+/// ```swift
+/// let session = HTTPSession(configuration: .init(.ephemeral), transport: .curl)
+/// ```
+///
+/// libcurl's own redirect following and authentication stay off: the engine follows redirects,
+/// answers challenges and retries the same way on every transport. Cookies go through the session's
+/// cookie storage, as with the other transports.
+///
+/// Each transport runs one thread with one `curl_multi` handle for all its transfers: the
+/// connections it keeps open are shared by the requests to the same host, at most
+/// ``HTTPSession/Configuration/httpMaximumConnectionsPerHost`` at a time. Response bytes reach the
+/// cycle's content handler on that thread, as they are read.
+///
+/// When libcurl can't be loaded, every transfer fails with ``CurlLibraryError`` wrapped in
+/// `URLError(.cannotLoadFromNetwork)`; ``CurlLibrary/system`` says why.
+public final class CurlTransport: HTTPTransport {
+    /// Settings of the transport beyond the session's configuration.
+    public struct Options: Sendable {
+        /// Which HTTP versions to speak.
+        public enum HTTPVersion: Sendable {
+            /// HTTP/2 over TLS where the server offers it (ALPN), HTTP/1.1 otherwise.
+            case automatic
+            /// HTTP/1.1 only.
+            case http1_1
+        }
+
+        /// Which HTTP versions to speak; ``HTTPVersion/automatic`` by default.
+        public var httpVersion: HTTPVersion = .automatic
+        /// The most connections to one host at once; `nil` for the configuration's
+        /// `httpMaximumConnectionsPerHost`.
+        public var maximumConnectionsPerHost: Int?
+
+        /// The default options.
+        public init() {}
+    }
+
+    /// The options this transport was made with.
+    public let options: Options
+    let settings: Settings
+    private let takesSessionConfiguration: Bool
+    private let loop: Result<CurlLoop, CurlLibraryError>
+
+    /// A curl transport with its own configuration.
+    ///
+    /// - Parameters:
+    ///   - configuration: Timeouts, the connection limit, headers and cookies.
+    ///   - options: HTTP version and connection settings.
+    public convenience init(configuration: HTTPSession.Configuration = HTTPSession.Configuration(), options: Options = Options()) {
+        self.init(configuration: configuration, options: options, takesSessionConfiguration: false)
+    }
+
+    private init(configuration: HTTPSession.Configuration, options: Options, takesSessionConfiguration: Bool) {
+        self.options = options
+        self.takesSessionConfiguration = takesSessionConfiguration
+        let library = CurlLibrary.system
+        self.settings = Settings(configuration, options: options, library: try? library.get())
+        // A transport only there to be configured by its session never runs a transfer itself.
+        self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { _ in
+            CurlLoop(maximumConnectionsPerHost: Self.connectionLimit(configuration, options))
+        }
+    }
+
+    deinit {
+        if case .success(let loop) = loop { loop.stop() }
+    }
+
+    /// A curl transport with default options, taking the configuration of the session it is given
+    /// to: `HTTPSession(configuration: configuration, transport: .curl)`.
+    public static var curl: CurlTransport {
+        CurlTransport(configuration: HTTPSession.Configuration(), options: Options(), takesSessionConfiguration: true)
+    }
+
+    /// A curl transport with `options`, taking the configuration of the session it is given to.
+    ///
+    /// - Parameter options: HTTP version and connection settings.
+    public static func curl(_ options: Options) -> CurlTransport {
+        CurlTransport(configuration: HTTPSession.Configuration(), options: options, takesSessionConfiguration: true)
+    }
+
+    /// `http` and `https`.
+    public var schemes: Set<String>? { ["http", "https"] }
+
+    /// This transport, or a new one with `configuration` if this one was made to take its session's.
+    public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
+        guard takesSessionConfiguration else { return self }
+        return CurlTransport(configuration: configuration, options: options, takesSessionConfiguration: false)
+    }
+
+    public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        switch loop {
+        case .failure(let error):
+            return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
+                NSLocalizedDescriptionKey: error.description, NSUnderlyingErrorKey: error,
+            ]), events: events)
+        case .success(let loop):
+            guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
+                    NSLocalizedDescriptionKey: "The curl transport can't send a request to \(request.url?.absoluteString ?? "no URL").",
+                ]), events: events)
+            }
+            return CurlTransfer(request: request, url: url, upload: upload, events: events, settings: settings, loop: loop)
+        }
+    }
+
+    private static func connectionLimit(_ configuration: HTTPSession.Configuration, _ options: Options) -> Int {
+        let configured = configuration.httpMaximumConnectionsPerHost
+        return max(1, options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6))
+    }
+}
+
+extension HTTPTransport where Self == CurlTransport {
+    /// A transport on the system's libcurl taking the configuration of its session:
+    /// `HTTPSession(configuration: configuration, transport: .curl)`.
+    public static var curl: CurlTransport { CurlTransport.curl }
+
+    /// A transport on the system's libcurl with `options`, taking the configuration of its session.
+    ///
+    /// - Parameter options: HTTP version and connection settings.
+    public static func curl(_ options: CurlTransport.Options) -> CurlTransport { CurlTransport.curl(options) }
+}
+
+extension CurlTransport {
+    /// What a transfer needs of the configuration and the library, read once.
+    struct Settings: Sendable {
+        let requestTimeout: TimeInterval
+        let additionalHeaders: [(String, String)]
+        let cookies: TransportCookieJar?
+        /// The `Accept-Encoding` of what the library decodes, for requests that set none.
+        let acceptedEncodings: String?
+        let httpVersion: Options.HTTPVersion
+
+        init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
+            requestTimeout = configuration.timeoutIntervalForRequest
+            additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
+            cookies = TransportCookieJar(configuration)
+            acceptedEncodings = library?.acceptedEncodings
+            httpVersion = options.httpVersion
+        }
+
+        /// The longest wait for progress on `request`.
+        func timeout(for request: URLRequest) -> TimeInterval {
+            HTTPSession.Configuration.progressTimeout(for: request, configured: requestTimeout)
+        }
+    }
+}
