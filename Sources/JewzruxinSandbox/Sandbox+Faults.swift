@@ -20,12 +20,20 @@ import Foundation
 // | /fault/redirect-chain/N      | key, code (302)                   | N → N−1 → … → 0, which answers 200 `end of chain`  |
 // | /fault/truncated-gzip        | n (4096), cut (half)              | gzip of n pattern bytes minus its last `cut` bytes |
 // | /fault/large                 | n (1048576), chunked (0), chunk   | n pattern bytes (as /bytes/n)                      |
+// | /fault/chunked-trailer       |                                   | a valid chunked `hello` with a trailer field (RFC  |
+// |                              |                                   | 9112 §7.1.2), then closes; FoundationNetworking    |
+// |                              |                                   | traps on it                                        |
 
 extension Sandbox {
     /// The longest `/fault/redirect-chain/N`.
     static let maximumRedirectChain: Int64 = 1000
     /// The partial header section `/fault/close-mid-headers` sends.
     static let partialHeaderSection = "HTTP/1.1 200 OK\r\nContent-Type: text/pla"
+    /// The whole response `/fault/chunked-trailer` sends: valid HTTP/1.1, a chunked body with a
+    /// trailer field, which kills a process on FoundationNetworking ("Transfer completed, but there's
+    /// no response").
+    static let chunkedWithTrailer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n"
     /// The body size of the response `/fault/reset` cuts.
     static let resetBodySize: Int64 = 100
 
@@ -34,6 +42,7 @@ extension Sandbox {
         let counters = core.faultCounters
         core.addRoute("/fault/close-before-headers") { _ in rawFault(Data(), reset: false) }
         core.addRoute("/fault/close-mid-headers") { _ in rawFault(Data(partialHeaderSection.utf8), reset: false) }
+        core.addRoute("/fault/chunked-trailer") { _ in rawFault(Data(chunkedWithTrailer.utf8), reset: false) }
         core.addRoute("/fault/close-mid-body", guarded(closeMidBody))
         core.addRoute("/fault/close-mid-chunked", guarded(closeMidChunked))
         core.addRoute("/fault/reset", guarded(resetFault))
