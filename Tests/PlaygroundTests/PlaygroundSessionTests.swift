@@ -62,6 +62,23 @@ struct PlaygroundSessionTests {
         }
     }
 
+    @Test("transport curl runs requests on libcurl, keeping headers and auth, and reads the chunked trailer response")
+    func curlTransport() async throws {
+        try await withPlayground { playground, output, _ in
+            #expect(await playground.run(line: "header X-Kept: yes; auth test 12345; transport curl").succeeded)
+            #expect(playground.session.transport is CurlTransport)
+            #expect(await playground.run(line: "GET /hello_with_basic_auth/").succeeded)
+            #expect(playground.last?.response?.statusCode == 200)
+            #expect(await playground.run(line: "GET /inspect/").succeeded)
+            let headers = try receivedHeaders(playground)
+            #expect(headers["x-kept"] == "yes")
+            #expect(await playground.run(line: "GET /fault/chunked-trailer").succeeded)
+            #expect(playground.last?.response?.text == "hello")
+            #expect(await playground.run(line: "transport").succeeded)
+            #expect(output.standardOutput.contains("transport: curl"))
+        }
+    }
+
     @Test("session headers go with every request until unheader; setting one again replaces it")
     func sessionHeaders() async throws {
         try await withPlayground { playground, output, _ in

@@ -75,7 +75,7 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
-            cycleNative, serviceJSONNative,
+            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl,
         ]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
@@ -111,6 +111,13 @@ enum ThroughputBenchmark {
         /// against AsyncHTTPClient.
         static let serviceJSONNative = Client("ws-json-native", "WebService.GET.responseJSON, native", .library, main: true,
                                               makeRunner: serviceRunner(.json, session: nativeSession))
+
+        /// `HTTPCycle.get` on a session with the curl transport.
+        static let cycleCurl = Client("cycle-curl", "HTTPCycle.get, curl transport", .library, main: true,
+                                      makeRunner: cycleRunner(session: curlSession))
+        /// `WebService.GET(path).responseJSON` on the curl transport.
+        static let serviceJSONCurl = Client("ws-json-curl", "WebService.GET.responseJSON, curl", .library, main: true,
+                                            makeRunner: serviceRunner(.json, session: curlSession))
 
         static func == (lhs: Client, rhs: Client) -> Bool { lhs.rawValue == rhs.rawValue }
         func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }

@@ -261,6 +261,11 @@ extension ThroughputBenchmark {
     @Sendable static func nativeSession() -> HTTPSession {
         HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .native)
     }
+
+    /// The same on the curl transport.
+    @Sendable static func curlSession() -> HTTPSession {
+        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl)
+    }
 }
 
 /// A session delegate that collects each task's body and reports it when the task completes, as

@@ -20,7 +20,7 @@ enum Command: Sendable, Hashable {
     case showAuth
     /// `base URL`, `base sandbox`, or `base` alone (`nil`) to print it.
     case base(String?)
-    /// `transport native`, `transport urlsession`, or `transport` alone (`nil`) to print it.
+    /// `transport native`, `transport curl`, `transport urlsession`, or `transport` alone (`nil`) to print it.
     case transport(String?)
     /// `headers`: the last response's headers.
     case showResponseHeaders

@@ -60,12 +60,13 @@ enum CommandHelp {
             ]),
         Entry(
             names: ["transport"], group: "Session",
-            usage: "transport [native | urlsession]", synopsis: "transport [native | urlsession]",
-            summary: "print the transport, or switch between URLSession and the native one",
+            usage: "transport [urlsession | native | curl]", synopsis: "transport [urlsession | native | curl]",
+            summary: "print the transport, or switch between URLSession, the native one and libcurl",
             details: [
                 "native speaks HTTP/1.1 itself over sockets (http:// only; https:// still goes to URLSession);",
+                "curl runs on the system's libcurl, loaded at run time (http:// and https://, HTTP/2);",
                 "urlsession is Foundation's URLSession, the default. Headers and auth carry over.",
-                "example: transport native",
+                "example: transport curl",
             ]),
         Entry(
             names: ["header"], group: "Session",

@@ -83,7 +83,7 @@ final class Playground {
     /// replaces it with one on the other transport.
     private(set) var session: HTTPSession
     /// Whether ``session`` runs on the native transport.
-    var usesNativeTransport = false
+    var transportKind = TransportKind.urlSession
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
     let spinner: Spinner?
@@ -112,7 +112,7 @@ final class Playground {
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
         self.history = history
-        session = Self.makeSession(timeout: configuration.timeout, native: false, indicator: indicator)
+        session = Self.makeSession(timeout: configuration.timeout, transport: .urlSession, indicator: indicator)
         interrupter = Interrupter(whenIdle: configuration.idleInterrupt, onExit: { Terminal.restore() })
         if configuration.showsSpinner, configuration.console.redraws {
             let spinner = Spinner(console: configuration.console)
@@ -125,13 +125,29 @@ final class Playground {
 
     /// A session for the playground: handlers on a private serial queue, no silent retries (each
     /// exchange is shown as it happened), counted by `indicator`.
-    static func makeSession(timeout: TimeInterval, native: Bool, indicator: NetworkActivityIndicator) -> HTTPSession {
+    /// The transports `transport` switches between.
+    enum TransportKind: String, CaseIterable {
+        case urlSession = "urlsession"
+        case native
+        case curl
+
+        /// What to give `HTTPSession(transport:)`.
+        var transport: (any HTTPTransport)? {
+            switch self {
+            case .urlSession: return nil
+            case .native: return .native
+            case .curl: return .curl
+            }
+        }
+    }
+
+    static func makeSession(timeout: TimeInterval, transport: TransportKind, indicator: NetworkActivityIndicator) -> HTTPSession {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = timeout
         let delegateQueue = OperationQueue()
         delegateQueue.name = "PlaygroundKit.Playground.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
-        let session = HTTPSession(configuration: sessionConfiguration, delegateQueue: delegateQueue, transport: native ? .native : nil)
+        let session = HTTPSession(configuration: sessionConfiguration, delegateQueue: delegateQueue, transport: transport.transport)
         session.retryPolicy = RetryPolicy(maximumRetryCount: 0)
         session.networkActivityIndicator = indicator
         return session
@@ -141,20 +157,21 @@ final class Playground {
     /// authentication.
     func transport(_ name: String?) throws(PlaygroundError) {
         guard let name else {
-            console.line("transport: \(usesNativeTransport ? "native" : "urlsession")")
+            console.line("transport: \(transportKind.rawValue)")
             return
         }
-        let native: Bool
-        switch name.lowercased() {
-        case "native": native = true
-        case "urlsession", "url-session": native = false
-        default: throw PlaygroundError("unknown transport \(name) (native or urlsession)")
+        let lowered = name.lowercased()
+        guard let kind = TransportKind(rawValue: lowered == "url-session" ? "urlsession" : lowered) else {
+            throw PlaygroundError("unknown transport \(name) (urlsession, native or curl)")
+        }
+        if kind == .curl, case .failure(let error) = CurlLibrary.system {
+            throw PlaygroundError("the curl transport can't be used: \(error)")
         }
         let authentications = session.authentications
-        session = Self.makeSession(timeout: configuration.timeout, native: native, indicator: indicator)
+        session = Self.makeSession(timeout: configuration.timeout, transport: kind, indicator: indicator)
         session.authentications = authentications
-        usesNativeTransport = native
-        console.line("transport: \(native ? "native" : "urlsession")")
+        transportKind = kind
+        console.line("transport: \(kind.rawValue)")
     }
 
     /// Runs one input line: records it in the history, then runs its commands in order.
