@@ -27,7 +27,7 @@ public enum TransportUnderTest: String, CaseIterable, Sendable, CustomStringConv
     /// What to give `HTTPSession(transport:)`.
     public var transport: (any HTTPTransport)? {
         switch self {
-        case .urlSession: return nil
+        case .urlSession: return .urlSession
         case .native: return .native
         case .curl: return .curl
         }

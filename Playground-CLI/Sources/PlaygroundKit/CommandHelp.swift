@@ -65,7 +65,8 @@ enum CommandHelp {
             details: [
                 "native speaks HTTP/1.1 itself over sockets (http:// only; https:// still goes to URLSession);",
                 "curl runs on the system's libcurl, loaded at run time (http:// and https://, HTTP/2);",
-                "urlsession is Foundation's URLSession, the default. Headers and auth carry over.",
+                "urlsession is Foundation's URLSession. The library's default starts (curl on Linux when",
+                "libcurl loads). Headers and auth carry over.",
                 "example: transport curl",
             ]),
         Entry(

@@ -83,7 +83,7 @@ final class Playground {
     /// replaces it with one on the other transport.
     private(set) var session: HTTPSession
     /// Whether ``session`` runs on the native transport.
-    var transportKind = TransportKind.urlSession
+    var transportKind = TransportKind.librarysDefault
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
     let spinner: Spinner?
@@ -112,7 +112,7 @@ final class Playground {
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
         self.history = history
-        session = Self.makeSession(timeout: configuration.timeout, transport: .urlSession, indicator: indicator)
+        session = Self.makeSession(timeout: configuration.timeout, transport: .librarysDefault, indicator: indicator)
         interrupter = Interrupter(whenIdle: configuration.idleInterrupt, onExit: { Terminal.restore() })
         if configuration.showsSpinner, configuration.console.redraws {
             let spinner = Spinner(console: configuration.console)
@@ -131,10 +131,15 @@ final class Playground {
         case native
         case curl
 
+        /// The library's default (`HTTPSession.defaultTransport`): curl on Linux when libcurl loads.
+        static var librarysDefault: TransportKind {
+            TransportKind(rawValue: HTTPSession.defaultTransport.name) ?? .urlSession
+        }
+
         /// What to give `HTTPSession(transport:)`.
         var transport: (any HTTPTransport)? {
             switch self {
-            case .urlSession: return nil
+            case .urlSession: return .urlSession
             case .native: return .native
             case .curl: return .curl
             }

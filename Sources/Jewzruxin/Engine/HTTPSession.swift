@@ -23,7 +23,7 @@ public final class HTTPSession: Sendable {
     /// Calls to run on ``delegateQueue`` after a delay, with one timer for all of them.
     package let postponed: PostponedCalls
 
-    /// Where requests go on the wire: the transport the session was made with, or URLSession's.
+    /// Where requests go on the wire: the transport the session was made with, or the default one.
     public let transport: any HTTPTransport
     /// Transports for the URL schemes ``transport`` doesn't serve (`https` when it serves `http` only).
     private let routes: [(scheme: String, transport: any HTTPTransport)]

@@ -6,7 +6,8 @@ import FoundationNetworking
 /// Where a session's requests go on the wire: the point where the engine hands a request to the
 /// network.
 ///
-/// A session uses URLSession unless it is given another transport (Swallow's
+/// A session uses `HTTPSession.defaultTransport` (libcurl on Linux, URLSession elsewhere) unless it is
+/// given another transport (Swallow's
 /// `SessionDataTaskDataSource`). Everything above it — processors, content handlers, retries,
 /// authentication, 307/308 redirects, the fluent layer — runs the same on any transport.
 /// `MockSession`, in the `JewzruxinTesting` library, is one, for tests that need no server.

@@ -14,11 +14,17 @@ import FoundationNetworking
 // URLSession only when one of its transports runs on it.
 @Suite("Session: transports by scheme")
 struct SessionRoutingTests {
-    @Test("URLSession by default; a native session routes https to URLSession; a mock builds no URLSession")
+    @Test("the default transport by default; .urlSession builds a URLSession; a native session routes https to URLSession; a mock builds none")
     func routes() throws {
         let plain = HTTPSession(delegateQueue: OperationQueue())
-        #expect(plain.core != nil)
-        #expect(plain.transport(for: URL(string: "https://example.com/")) is URLSessionTransport)
+        let expected: any HTTPTransport.Type = HTTPSession.defaultTransport.name == "curl" ? CurlTransport.self : URLSessionTransport.self
+        #expect(type(of: plain.transport) == expected)
+        #expect(type(of: plain.transport(for: URL(string: "https://example.com/"))) == expected)
+        #expect((plain.core != nil) == (expected == URLSessionTransport.self))
+
+        let urlSession = HTTPSession(delegateQueue: OperationQueue(), transport: .urlSession)
+        #expect(urlSession.core != nil)
+        #expect(urlSession.transport(for: URL(string: "https://example.com/")) is URLSessionTransport)
 
         let native = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .native)
         #expect(native.core != nil)
@@ -32,6 +38,28 @@ struct SessionRoutingTests {
         let mock = HTTPSession(delegateQueue: OperationQueue(), transport: MockSession())
         #expect(mock.core == nil)
         #expect(mock.transport(for: URL(string: "https://example.com/")) is MockSession)
+    }
+
+    @Test("on Linux the default transport is curl when libcurl loads with TLS, and says why")
+    func defaultTransport() {
+        let chosen = HTTPSession.defaultTransport
+        #if os(Linux)
+        switch CurlLibrary.system {
+        case .success(let curl) where curl.features.contains(.ssl):
+            #expect(chosen.name == "curl")
+            #expect(chosen.reason.contains(curl.version))
+            #expect(chosen.reason.contains(curl.name))
+        case .success:
+            #expect(chosen.name == "urlsession")
+            #expect(chosen.reason.contains("no TLS"))
+        case .failure(let error):
+            #expect(chosen.name == "urlsession")
+            #expect(chosen.reason == error.description)
+        }
+        #else
+        #expect(chosen.name == "urlsession")
+        #endif
+        #expect(chosen.description.hasPrefix(chosen.name + ": "))
     }
 
     @Test("the neutral configuration carries a URLSession configuration's values, both ways")
@@ -55,7 +83,7 @@ struct SessionRoutingTests {
         #expect(bridged.httpAdditionalHeaders?["X-N"] as? String == "2")
         // The source is left as it was.
         #expect(source.timeoutIntervalForRequest == 7)
-        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue())
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .urlSession)
         #expect(session.core?.configuration.timeoutIntervalForRequest == 11)
         #expect(session.resourceTimeout == 9)
     }

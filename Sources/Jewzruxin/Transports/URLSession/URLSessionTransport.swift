@@ -3,28 +3,50 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default transport: URLSession, with the workarounds its Linux implementation needs.
+/// URLSession, with the workarounds its Linux implementation needs: the default transport on Apple
+/// platforms, and on Linux when libcurl can't be loaded; `transport: .urlSession` asks for it.
 ///
-/// It owns its URLSession, whose callbacks arrive on a private serial queue, so a busy delegate queue
-/// never slows the transfer down.
-final class URLSessionTransport: HTTPTransport {
-    let session: URLSession
-    let router: SessionRouter
+/// A session's transport owns its URLSession, whose callbacks arrive on a private serial queue, so a
+/// busy delegate queue never slows the transfer down. ``urlSession`` itself holds none: it only asks
+/// a session for one made with the session's configuration.
+public final class URLSessionTransport: HTTPTransport {
+    /// The URLSession and its delegate; `nil` for ``urlSession``, which only names the transport.
+    private let core: (session: URLSession, router: SessionRouter)?
+
+    /// The URLSession transfers run on; `nil` for ``urlSession``.
+    var session: URLSession? { core?.session }
 
     init(configuration: URLSessionConfiguration) {
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
         let router = SessionRouter()
-        self.router = router
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+        core = (URLSession(configuration: configuration, delegate: router, delegateQueue: queue), router)
+    }
+
+    private init() {
+        core = nil
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        core?.session.finishTasksAndInvalidate()
     }
 
-    func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+    /// URLSession, made with the configuration of the session it is given to:
+    /// `HTTPSession(configuration: configuration, transport: .urlSession)`.
+    public static var urlSession: URLSessionTransport { URLSessionTransport() }
+
+    /// A transport on a new URLSession made with `configuration`, or this one if it has its own.
+    public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
+        core == nil ? URLSessionTransport(configuration: configuration.urlSessionConfiguration) : self
+    }
+
+    public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        guard let (session, router) = core else {
+            return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
+                NSLocalizedDescriptionKey: "`.urlSession` is only a name for a session to make its URLSession transport with; give it to an HTTPSession.",
+            ]), events: events)
+        }
         let task: URLSessionTask
         switch upload {
         case .data(let data)?: task = session.uploadTask(with: request.core, from: data)
@@ -49,6 +71,12 @@ final class URLSessionTransport: HTTPTransport {
 
         private static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
     }
+}
+
+extension HTTPTransport where Self == URLSessionTransport {
+    /// URLSession, made with the configuration of its session:
+    /// `HTTPSession(configuration: configuration, transport: .urlSession)`.
+    public static var urlSession: URLSessionTransport { URLSessionTransport.urlSession }
 }
 
 /// The one URLSession delegate of a ``URLSessionTransport``: routes each task's callbacks to the
