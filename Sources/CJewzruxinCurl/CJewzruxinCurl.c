@@ -235,29 +235,30 @@ int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t leng
     return curl.easy_setopt(easy, option, &blob);
 }
 
+/// Sets a callback option and the option of the context pointer libcurl passes the callback.
+static int set_callback(jz_easy *easy, int function_option, void (*function)(void), int data_option, void *context) {
+    int code = curl.easy_setopt(easy, function_option, function);
+    return code != 0 ? code : curl.easy_setopt(easy, data_option, context);
+}
+
 int jz_easy_set_write(jz_easy *easy, jz_data_callback callback, void *context) {
-    int code = curl.easy_setopt(easy, JZ_OPT_WRITEFUNCTION, callback);
-    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_WRITEDATA, context);
+    return set_callback(easy, JZ_OPT_WRITEFUNCTION, (void (*)(void))callback, JZ_OPT_WRITEDATA, context);
 }
 
 int jz_easy_set_header(jz_easy *easy, jz_data_callback callback, void *context) {
-    int code = curl.easy_setopt(easy, JZ_OPT_HEADERFUNCTION, callback);
-    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_HEADERDATA, context);
+    return set_callback(easy, JZ_OPT_HEADERFUNCTION, (void (*)(void))callback, JZ_OPT_HEADERDATA, context);
 }
 
 int jz_easy_set_read(jz_easy *easy, jz_data_callback callback, void *context) {
-    int code = curl.easy_setopt(easy, JZ_OPT_READFUNCTION, callback);
-    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_READDATA, context);
+    return set_callback(easy, JZ_OPT_READFUNCTION, (void (*)(void))callback, JZ_OPT_READDATA, context);
 }
 
 int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context) {
-    int code = curl.easy_setopt(easy, JZ_OPT_SEEKFUNCTION, callback);
-    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_SEEKDATA, context);
+    return set_callback(easy, JZ_OPT_SEEKFUNCTION, (void (*)(void))callback, JZ_OPT_SEEKDATA, context);
 }
 
 int jz_easy_set_progress(jz_easy *easy, jz_progress_callback callback, void *context) {
-    int code = curl.easy_setopt(easy, JZ_OPT_XFERINFOFUNCTION, callback);
-    if (code == 0) code = curl.easy_setopt(easy, JZ_OPT_XFERINFODATA, context);
+    int code = set_callback(easy, JZ_OPT_XFERINFOFUNCTION, (void (*)(void))callback, JZ_OPT_XFERINFODATA, context);
     return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_NOPROGRESS, 0L);
 }
 

@@ -3,17 +3,34 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// What every transport of the package needs and the engine provides beside the seam: the session's
-// cookies as a transport reads and stores them, the idle timeout of a request, and a transfer that
-// fails without the network.
+// What every transport of the package needs and the engine provides beside the seam: what it reads
+// of the configuration (the idle timeout of a request, the additional headers, the connection limit),
+// the session's cookies as it reads and stores them, and a transfer that fails without the network.
 
-extension HTTPSession.Configuration {
-    /// The longest wait for progress on `request`: its own timeout, or `configured` (the
-    /// configuration's ``timeoutIntervalForRequest``) when the request has URLRequest's default
-    /// (60 s).
-    static func progressTimeout(for request: URLRequest, configured: TimeInterval) -> TimeInterval {
+/// What every transport reads of its session's configuration, once: the idle timeout, the additional
+/// headers (in name order, so a request's head is the same every time), the cookie jar and the
+/// connection limit.
+struct TransportSettings: Sendable {
+    let requestTimeout: TimeInterval
+    let additionalHeaders: [(String, String)]
+    let cookies: TransportCookieJar?
+    /// The most connections to one host: the transport's own limit if it has one, else the
+    /// configuration's, else 6.
+    let maximumConnectionsPerHost: Int
+
+    init(_ configuration: HTTPSession.Configuration, maximumConnectionsPerHost limit: Int?) {
+        requestTimeout = configuration.timeoutIntervalForRequest
+        additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
+        cookies = TransportCookieJar(configuration)
+        let configured = configuration.httpMaximumConnectionsPerHost
+        maximumConnectionsPerHost = max(1, limit ?? (configured > 0 ? configured : 6))
+    }
+
+    /// The longest wait for progress on `request`: its own timeout, or the configuration's when the
+    /// request has URLRequest's default (60 s).
+    func timeout(for request: URLRequest) -> TimeInterval {
         let own = request.timeoutInterval
-        if own == 60, configured > 0 { return configured }
+        if own == 60, requestTimeout > 0 { return requestTimeout }
         return own > 0 ? own : 60
     }
 }

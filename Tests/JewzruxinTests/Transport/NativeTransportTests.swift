@@ -48,7 +48,7 @@ struct NativeTransportTests {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 7
         let session = HTTPSession(configuration: configuration, transport: .native)
-        #expect((session.transport as? NativeTransport)?.settings.requestTimeout == 7)
+        #expect((session.transport as? NativeTransport)?.settings.shared.requestTimeout == 7)
         let own = NativeTransport(configuration: .ephemeral)
         #expect((HTTPSession(configuration: configuration, transport: own).transport as? NativeTransport) === own)
     }

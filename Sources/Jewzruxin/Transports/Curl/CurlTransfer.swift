@@ -48,7 +48,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         self.events = events
         self.settings = settings
         self.loop = loop
-        self.timeout = settings.timeout(for: request.core)
+        self.timeout = settings.shared.timeout(for: request.core)
     }
 
     func resume() {
@@ -141,7 +141,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
-        settings.cookies?.store(ended.setCookies, for: request.core)
+        settings.shared.cookies?.store(ended.setCookies, for: request.core)
         events.didReceive(HTTPResponseHead(
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
     }
@@ -233,11 +233,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             names.insert(lowered)
             lines.append(Self.line(name, value))
         }
-        for (name, value) in settings.additionalHeaders where !names.contains(name.lowercased()) {
+        for (name, value) in settings.shared.additionalHeaders where !names.contains(name.lowercased()) {
             names.insert(name.lowercased())
             lines.append(Self.line(name, value))
         }
-        if !names.contains("cookie"), let cookies = settings.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
+        if !names.contains("cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
         if !names.contains("user-agent") { lines.append("User-Agent: Jewzruxin") }
         if !names.contains("accept") { lines.append("Accept: */*") }
         // No 100-continue round trip: the other transports send the body at once.

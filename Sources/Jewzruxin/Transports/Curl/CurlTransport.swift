@@ -62,10 +62,11 @@ public final class CurlTransport: HTTPTransport {
         self.options = options
         self.takesSessionConfiguration = takesSessionConfiguration
         let library = CurlLibrary.system
-        self.settings = Settings(configuration, options: options, library: try? library.get())
+        let settings = Settings(configuration, options: options, library: try? library.get())
+        self.settings = settings
         // A transport only there to be configured by its session never runs a transfer itself.
         self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { _ in
-            CurlLoop(maximumConnectionsPerHost: Self.connectionLimit(configuration, options))
+            CurlLoop(maximumConnectionsPerHost: settings.shared.maximumConnectionsPerHost)
         }
     }
 
@@ -110,11 +111,6 @@ public final class CurlTransport: HTTPTransport {
             return CurlTransfer(request: request, url: url, upload: upload, events: events, settings: settings, loop: loop)
         }
     }
-
-    private static func connectionLimit(_ configuration: HTTPSession.Configuration, _ options: Options) -> Int {
-        let configured = configuration.httpMaximumConnectionsPerHost
-        return max(1, options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6))
-    }
 }
 
 extension HTTPTransport where Self == CurlTransport {
@@ -131,24 +127,15 @@ extension HTTPTransport where Self == CurlTransport {
 extension CurlTransport {
     /// What a transfer needs of the configuration and the library, read once.
     struct Settings: Sendable {
-        let requestTimeout: TimeInterval
-        let additionalHeaders: [(String, String)]
-        let cookies: TransportCookieJar?
+        let shared: TransportSettings
         /// The `Accept-Encoding` of what the library decodes, for requests that set none.
         let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
-            requestTimeout = configuration.timeoutIntervalForRequest
-            additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-            cookies = TransportCookieJar(configuration)
+            shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion
-        }
-
-        /// The longest wait for progress on `request`.
-        func timeout(for request: URLRequest) -> TimeInterval {
-            HTTPSession.Configuration.progressTimeout(for: request, configured: requestTimeout)
         }
     }
 }

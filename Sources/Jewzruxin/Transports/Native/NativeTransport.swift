@@ -169,29 +169,21 @@ extension HTTPTransport where Self == NativeTransport {
 extension NativeTransport {
     /// What a transfer needs of the configuration, read once.
     struct Settings: Sendable {
-        let requestTimeout: TimeInterval
-        let additionalHeaders: [(String, String)]
-        let maximumConnectionsPerHost: Int
+        let shared: TransportSettings
         let maximumResponseHeaderSize: Int
-        let cookies: TransportCookieJar?
 
         init(_ configuration: HTTPSession.Configuration, options: Options) {
-            requestTimeout = configuration.timeoutIntervalForRequest
-            additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-            let configured = configuration.httpMaximumConnectionsPerHost
-            maximumConnectionsPerHost = options.maximumConnectionsPerHost ?? (configured > 0 ? configured : 6)
+            shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             maximumResponseHeaderSize = max(1024, options.maximumResponseHeaderSize)
-            cookies = TransportCookieJar(configuration)
         }
 
-        /// The longest wait for progress: the request's timeout, or the configuration's when the
-        /// request has URLRequest's default (60 s).
-        func timeout(for request: URLRequest) -> TimeInterval {
-            HTTPSession.Configuration.progressTimeout(for: request, configured: requestTimeout)
-        }
+        var additionalHeaders: [(String, String)] { shared.additionalHeaders }
+        var maximumConnectionsPerHost: Int { shared.maximumConnectionsPerHost }
 
-        func cookieHeader(for request: URLRequest) -> String? { cookies?.header(for: request) }
+        func timeout(for request: URLRequest) -> TimeInterval { shared.timeout(for: request) }
 
-        func storeCookies(_ lines: [String], for request: URLRequest) { cookies?.store(lines, for: request) }
+        func cookieHeader(for request: URLRequest) -> String? { shared.cookies?.header(for: request) }
+
+        func storeCookies(_ lines: [String], for request: URLRequest) { shared.cookies?.store(lines, for: request) }
     }
 }
