@@ -50,7 +50,7 @@ extension HTTPSession {
         var urlSession = primary as? URLSessionTransport
         if let schemes = primary.schemes, !schemes.contains("https") {
             // A transport for plain http only: https goes to URLSession.
-            let fallback = URLSessionTransport(configuration: configuration.urlSessionConfiguration)
+            let fallback = URLSessionTransport(configuration: configuration)
             urlSession = fallback
             routes.append(("https", fallback))
         }

@@ -35,6 +35,11 @@ extension HTTPSession {
         public var httpShouldSetCookies: Bool
         /// Which cookies are stored.
         public var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy
+        /// Which servers to trust beyond the system's certificate authorities, which public keys to
+        /// pin, the client certificate, the oldest TLS version. Only the curl transport honours it;
+        /// on the others a request with any of it set fails with `URLError(.secureConnectionFailed)`
+        /// rather than being sent with the settings ignored (URLSession on Linux can't be told, L12).
+        public var tls = TLSSettings()
         /// The configuration this one was made from, for what only URLSession reads.
         private let base: URLSessionConfiguration
 
@@ -72,3 +77,67 @@ extension HTTPSession {
         }
     }
 }
+
+extension HTTPSession {
+    /// TLS settings a session's transport applies to every `https` request (see
+    /// ``Configuration/tls``).
+    ///
+    /// ```swift
+    /// var configuration = HTTPSession.Configuration(.ephemeral)
+    /// configuration.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: "/etc/myapp/ca.pem"))]
+    /// configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+    /// let session = HTTPSession(configuration: configuration, transport: .curl)
+    /// ```
+    public struct TLSSettings: Sendable, Hashable {
+        /// PEM certificates: a file, or the bytes themselves.
+        public enum PEM: Sendable, Hashable {
+            /// A PEM file.
+            case file(URL)
+            /// PEM text.
+            case data(Data)
+        }
+
+        /// A TLS protocol version.
+        public enum Version: Sendable, Hashable, Comparable {
+            case tls1_2
+            case tls1_3
+        }
+
+        /// A client certificate and its private key, both PEM.
+        public struct ClientCertificate: Sendable, Hashable {
+            /// The certificate (chain), PEM.
+            public var certificate: PEM
+            /// Its private key, PEM.
+            public var privateKey: PEM
+            /// The key's passphrase, if it is encrypted.
+            public var passphrase: String?
+
+            /// A client certificate.
+            public init(certificate: PEM, privateKey: PEM, passphrase: String? = nil) {
+                self.certificate = certificate
+                self.privateKey = privateKey
+                self.passphrase = passphrase
+            }
+        }
+
+        /// Certificate authorities trusted as well as the system's: a server whose chain ends at
+        /// one of them is trusted.
+        public var additionalTrustedCertificates: [PEM] = []
+        /// Public keys the server's certificate must have one of, each `sha256//` followed by the
+        /// base64 SHA-256 of the key's DER SubjectPublicKeyInfo (`openssl x509 -pubkey -noout -in
+        /// cert.pem | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`).
+        /// Checked after, not instead of, the certificate's validation.
+        public var pinnedPublicKeys: [String] = []
+        /// The certificate the client presents when a server asks for one.
+        public var clientCertificate: ClientCertificate?
+        /// The oldest TLS version accepted; `nil` for the library's default.
+        public var minimumVersion: Version?
+
+        /// The system's trust, no pin, no client certificate, the library's oldest version.
+        public init() {}
+
+        /// Whether anything differs from the defaults.
+        public var isCustomized: Bool { self != TLSSettings() }
+    }
+}
+

@@ -59,22 +59,40 @@ private func acceptedPort(in text: String) -> Int? {
     return Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
 }
 
-/// Serves a new self-signed certificate (CN=localhost) with `openssl s_server -www` on a free
-/// loopback port for the duration of `body`, then stops the server and removes its files.
-func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async throws {
+/// Serves a new self-signed certificate (CN=localhost, for 127.0.0.1 and localhost) with
+/// `openssl s_server -www` on a free loopback port for the duration of `body`, then stops the server
+/// and removes its files. `body` gets the port and the certificate's PEM file.
+///
+/// - Parameters:
+///   - serverOptions: More `s_server` options (`-tls1_2` to offer TLS 1.2 only).
+///   - requiresClientCertificate: Whether the server asks for a client certificate and refuses a
+///     client without one; a self-signed one is made beside the server's (`client.pem`,
+///     `client-key.pem`) and is the only one it accepts.
+func withSelfSignedServer(
+    serverOptions: [String] = [], requiresClientCertificate: Bool = false, _ body: (_ port: Int, _ certificate: URL) async throws -> Void
+) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("TLSTests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let made = try await runProcess(opensslPath, [
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-        "-keyout", "key.pem", "-out", "cert.pem",
+        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", "key.pem", "-out", "cert.pem",
     ], in: directory)
     guard made == 0 else { throw HelperProcessError(description: "openssl req exited with \(made)") }
+    var options = serverOptions
+    if requiresClientCertificate {
+        let client = try await runProcess(opensslPath, [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=jewzruxin-client",
+            "-keyout", "client-key.pem", "-out", "client.pem",
+        ], in: directory)
+        guard client == 0 else { throw HelperProcessError(description: "openssl req (client) exited with \(client)") }
+        options += ["-Verify", "1", "-CAfile", "client.pem"]
+    }
 
     // Port 0: the system picks a free one, and s_server prints it ("ACCEPT 127.0.0.1:<port>").
     let output = Pipe()
     let server = try ChildProcess(
-        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"],
+        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"] + options,
         directory: directory, output: output.fileHandleForWriting.fileDescriptor)
     try output.fileHandleForWriting.close()
 
@@ -108,7 +126,7 @@ func withSelfSignedServer(_ body: (_ port: Int) async throws -> Void) async thro
         throw HelperProcessError(description: "openssl s_server did not report its port; output: \(collected?.text ?? "")")
     }
     do {
-        try await body(port)
+        try await body(port, directory.appendingPathComponent("cert.pem"))
     } catch {
         await stop()
         throw error
@@ -144,7 +162,7 @@ struct TLSTests {
     struct SelfSigned {
         @Test("fails as serverCertificateUntrusted, with curl's message, through the callback and async APIs")
         func untrusted() async throws {
-            try await withSelfSignedServer { port in
+            try await withSelfSignedServer { port, _ in
                 let string = "https://127.0.0.1:\(port)/"
                 let url = try #require(URL(string: string))
                 let session = makeSession {
@@ -168,6 +186,121 @@ struct TLSTests {
                 #expect(session.runningTaskCount == 0)
                 #expect(indicator.count == 0)
             }
+        }
+    }
+
+    /// A session on the curl transport with `tls`, a short timeout and no retry.
+    private static func curlSession(_ tls: HTTPSession.TLSSettings) -> HTTPSession {
+        var configuration = HTTPSession.Configuration(.ephemeral)
+        configuration.timeoutIntervalForRequest = 10
+        configuration.tls = tls
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+        session.retryPolicy.maximumRetryCount = 0
+        return session
+    }
+
+    /// The `sha256//…` pin of the public key in the PEM certificate `file`, made with openssl.
+    private static func publicKeyPin(of file: URL) async throws -> String {
+        let output = Pipe()
+        let shell = try ChildProcess("/bin/sh", ["-c", "\(opensslPath) x509 -pubkey -noout -in cert.pem | \(opensslPath) pkey -pubin -outform der "
+            + "| \(opensslPath) dgst -sha256 -binary | base64"], directory: file.deletingLastPathComponent(), output: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let collector = PipeCollector(output)
+        guard await exitStatus(of: shell, timeout: 30) == 0 else { throw HelperProcessError(description: "openssl could not hash the key") }
+        return "sha256//" + String(decoding: collector.wait(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Suite("TLS settings on the curl transport", .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath)"))
+    struct Settings {
+        @Test("a certificate trusted as a file or as PEM data makes the self-signed server trusted; pins are checked")
+        func trustAndPins() async throws {
+            try await withSelfSignedServer { port, certificate in
+                let url = "https://127.0.0.1:\(port)/"
+                var tls = HTTPSession.TLSSettings()
+                tls.additionalTrustedCertificates = [.file(certificate)]
+                let trusted = try await HTTPCycle.get(url, session: TLSTests.curlSession(tls))
+                #expect(trusted.response.statusCode == 200)
+
+                tls.additionalTrustedCertificates = [.data(try Data(contentsOf: certificate))]
+                tls.pinnedPublicKeys = [try await TLSTests.publicKeyPin(of: certificate)]
+                let pinned = try await HTTPCycle.get(url, session: TLSTests.curlSession(tls))
+                #expect(pinned.response.statusCode == 200)
+
+                tls.pinnedPublicKeys = ["sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
+                do {
+                    _ = try await HTTPCycle.get(url, session: TLSTests.curlSession(tls))
+                    Issue.record("a certificate with another key passed the pin")
+                } catch HTTPError.transport(let error) {
+                    #expect(error.code == .serverCertificateUntrusted, "\(error)")
+                    #expect(error.userInfo["CURLcode"] as? Int == 90)
+                }
+            }
+        }
+
+        @Test("a minimum of TLS 1.3 refuses a server that offers 1.2 at most")
+        func minimumVersion() async throws {
+            try await withSelfSignedServer(serverOptions: ["-tls1_2"]) { port, certificate in
+                let url = "https://127.0.0.1:\(port)/"
+                var tls = HTTPSession.TLSSettings()
+                tls.additionalTrustedCertificates = [.file(certificate)]
+                tls.minimumVersion = .tls1_2
+                let accepted = try await HTTPCycle.get(url, session: TLSTests.curlSession(tls))
+                #expect(accepted.response.statusCode == 200)
+                tls.minimumVersion = .tls1_3
+                do {
+                    _ = try await HTTPCycle.get(url, session: TLSTests.curlSession(tls))
+                    Issue.record("TLS 1.2 passed a minimum of 1.3")
+                } catch HTTPError.transport(let error) {
+                    #expect(error.code == .secureConnectionFailed, "\(error)")
+                }
+            }
+        }
+    }
+
+    @Test("a client certificate is presented when the server asks; without one the server refuses")
+    func clientCertificate() async throws {
+        guard FileManager.default.isExecutableFile(atPath: opensslPath) else { return }
+        try await withSelfSignedServer(requiresClientCertificate: true) { port, certificate in
+            let url = "https://127.0.0.1:\(port)/"
+            let directory = certificate.deletingLastPathComponent()
+            var tls = HTTPSession.TLSSettings()
+            tls.additionalTrustedCertificates = [.file(certificate)]
+            do {
+                _ = try await HTTPCycle.get(url, session: Self.curlSession(tls))
+                Issue.record("the server took a client without a certificate")
+            } catch HTTPError.transport(let error) {
+                #expect([.secureConnectionFailed, .networkConnectionLost, .clientCertificateRequired, .clientCertificateRejected].contains(error.code), "\(error)")
+            }
+            tls.clientCertificate = .init(
+                certificate: .file(directory.appendingPathComponent("client.pem")),
+                privateKey: .data(try Data(contentsOf: directory.appendingPathComponent("client-key.pem"))))
+            let answered = try await HTTPCycle.get(url, session: Self.curlSession(tls))
+            #expect(answered.response.statusCode == 200)
+        }
+    }
+
+    @Test("a trusted-certificate file that can't be read fails https on curl with the reason; URLSession refuses TLS settings")
+    func settingsThatCantApply() async throws {
+        var tls = HTTPSession.TLSSettings()
+        tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: "/nonexistent/jewzruxin-ca.pem"))]
+        #expect(tls.isCustomized)
+        do {
+            _ = try await HTTPCycle.get("https://127.0.0.1:1/", session: Self.curlSession(tls))
+            Issue.record("an unreadable CA file was ignored")
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .secureConnectionFailed)
+            #expect(error.localizedDescription.contains("/nonexistent/jewzruxin-ca.pem"))
+        }
+        var configuration = HTTPSession.Configuration(.ephemeral)
+        configuration.tls.minimumVersion = .tls1_3
+        let urlSession = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .urlSession)
+        urlSession.retryPolicy.maximumRetryCount = 0
+        do {
+            _ = try await HTTPCycle.get("https://127.0.0.1:1/", session: urlSession)
+            Issue.record("URLSession sent a request without the session's TLS settings")
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .secureConnectionFailed)
+            #expect(error.localizedDescription.contains("transport: .curl"))
         }
     }
 

@@ -196,8 +196,39 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         if request.core.value(forHTTPHeaderField: "Accept-Encoding") == nil, let encodings = settings.acceptedEncodings {
             try check(encodings.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ACCEPT_ENCODING), $0) })
         }
+        try configureTLS(easy)
         try configureMethodAndBody(easy, context: context)
         try configureHeaders(easy)
+    }
+
+    private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
+        guard url.scheme?.lowercased() == "https" else { return }
+        let tls = settings.tls
+        if let problem = tls.problem {
+            throw URLError(.secureConnectionFailed, userInfo: [
+                NSLocalizedDescriptionKey: "The session's TLS settings can't be applied: \(problem).", NSURLErrorFailingURLErrorKey: url,
+            ])
+        }
+        if let bundle = tls.caBundle {
+            try check(bundle.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_CAINFO_BLOB), $0.baseAddress, $0.count) })
+        }
+        if let pins = tls.pinnedPublicKeys {
+            try check(pins.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PINNEDPUBLICKEY), $0) })
+        }
+        if let certificate = tls.clientCertificate {
+            try check(certificate.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_SSLCERT_BLOB), $0.baseAddress, $0.count) })
+            try check("PEM".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SSLCERTTYPE), $0) })
+        }
+        if let key = tls.clientKey {
+            try check(key.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_SSLKEY_BLOB), $0.baseAddress, $0.count) })
+            try check("PEM".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SSLKEYTYPE), $0) })
+        }
+        if let passphrase = tls.keyPassphrase {
+            try check(passphrase.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_KEYPASSWD), $0) })
+        }
+        if let version = tls.minimumVersion {
+            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_SSLVERSION), version))
+        }
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws {

@@ -131,11 +131,73 @@ extension CurlTransport {
         /// The `Accept-Encoding` of what the library decodes, for requests that set none.
         let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
+        let tls: TLS
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion
+            tls = TLS(configuration.tls, library: library)
+        }
+    }
+
+    /// The configuration's TLS settings as libcurl options, with the files read once.
+    struct TLS: Sendable {
+        /// The CA bundle to trust (the system's and the additional certificates), when there are
+        /// additional ones.
+        var caBundle: Data?
+        /// `CURLOPT_PINNEDPUBLICKEY`: `sha256//…;sha256//…`.
+        var pinnedPublicKeys: String?
+        var clientCertificate: Data?
+        var clientKey: Data?
+        var keyPassphrase: String?
+        /// `CURLOPT_SSLVERSION`: `CURL_SSLVERSION_TLSv1_2` (6) or `_TLSv1_3` (7).
+        var minimumVersion: Int?
+        /// Why the settings can't be applied (a file that can't be read): every https request then
+        /// fails with it.
+        var problem: String?
+
+        /// Where Linux distributions keep the system's CA bundle, for a libcurl that names none.
+        static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+
+        init(_ settings: HTTPSession.TLSSettings, library: CurlLibrary?) {
+            if !settings.additionalTrustedCertificates.isEmpty {
+                // CURLOPT_CAINFO_BLOB replaces the bundle libcurl trusts: the system's goes first.
+                var bundle = Data()
+                let system = ([library?.defaultCABundle].compactMap { $0 } + Self.systemBundles)
+                    .lazy.compactMap { FileManager.default.contents(atPath: $0) }.first
+                if let system { bundle.append(system) }
+                for pem in settings.additionalTrustedCertificates {
+                    guard let data = read(pem, "trusted certificate") else { continue }
+                    bundle.append(UInt8(ascii: "\n"))
+                    bundle.append(data)
+                }
+                caBundle = bundle
+            }
+            if !settings.pinnedPublicKeys.isEmpty { pinnedPublicKeys = settings.pinnedPublicKeys.joined(separator: ";") }
+            if let client = settings.clientCertificate {
+                clientCertificate = read(client.certificate, "client certificate")
+                clientKey = read(client.privateKey, "client key")
+                keyPassphrase = client.passphrase
+            }
+            switch settings.minimumVersion {
+            case .tls1_2?: minimumVersion = 6
+            case .tls1_3?: minimumVersion = 7
+            case nil: break
+            }
+        }
+
+        private mutating func read(_ pem: HTTPSession.TLSSettings.PEM, _ role: String) -> Data? {
+            switch pem {
+            case .data(let data):
+                return data
+            case .file(let url):
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    problem = problem ?? "the \(role) file \(url.path) can't be read"
+                    return nil
+                }
+                return data
+            }
         }
     }
 }

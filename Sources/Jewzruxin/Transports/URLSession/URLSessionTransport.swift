@@ -12,20 +12,26 @@ import FoundationNetworking
 public final class URLSessionTransport: HTTPTransport {
     /// The URLSession and its delegate; `nil` for ``urlSession``, which only names the transport.
     private let core: (session: URLSession, router: SessionRouter)?
+    /// Whether the session's configuration has TLS settings, which URLSession can't apply (L12): its
+    /// https requests then fail rather than go out without them.
+    private let refusesHTTPS: Bool
 
     /// The URLSession transfers run on; `nil` for ``urlSession``.
     var session: URLSession? { core?.session }
 
-    init(configuration: URLSessionConfiguration) {
+    /// A transport on a new URLSession made with `configuration`.
+    init(configuration: HTTPSession.Configuration) {
+        refusesHTTPS = configuration.tls.isCustomized
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
         let router = SessionRouter()
-        core = (URLSession(configuration: configuration, delegate: router, delegateQueue: queue), router)
+        core = (URLSession(configuration: configuration.urlSessionConfiguration, delegate: router, delegateQueue: queue), router)
     }
 
     private init() {
         core = nil
+        refusesHTTPS = false
     }
 
     deinit {
@@ -38,13 +44,20 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// A transport on a new URLSession made with `configuration`, or this one if it has its own.
     public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
-        core == nil ? URLSessionTransport(configuration: configuration.urlSessionConfiguration) : self
+        core == nil ? URLSessionTransport(configuration: configuration) : self
     }
 
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
         guard let (session, router) = core else {
             return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
                 NSLocalizedDescriptionKey: "`.urlSession` is only a name for a session to make its URLSession transport with; give it to an HTTPSession.",
+            ]), events: events)
+        }
+        if refusesHTTPS, let scheme = request.url?.scheme, HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "https") {
+            return FailedTransfer(error: URLError(.secureConnectionFailed, userInfo: [
+                NSLocalizedDescriptionKey: "The session has TLS settings (trusted certificates, pins, a client certificate or a "
+                    + "minimum version), which URLSession can't apply; use the curl transport (transport: .curl).",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
             ]), events: events)
         }
         let task: URLSessionTask
