@@ -186,6 +186,7 @@ extension HTTPCycle {
             s.response.data = response.data
             s.response.object = response.object
             s.response.content = response.content
+            s.response.metrics = response.metrics
             return actions
         }
         guard let actions else {

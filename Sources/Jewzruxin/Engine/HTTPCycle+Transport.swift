@@ -33,6 +33,12 @@ extension HTTPCycle {
         session.delivery.enqueue { handler(self, written, total, expected) }
     }
 
+    func transportDidCollect(_ metrics: HTTPTransferMetrics, attempt: Int) {
+        locked.withLock { s in
+            if s.machine.isCurrent(attempt) { s.response.metrics = metrics }
+        }
+    }
+
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
         let handler = locked.withLock { s in s.machine.isCurrent(attempt) ? s.settings.didSendBodyData : nil }
         guard let handler else { return }

@@ -107,6 +107,12 @@ public struct HTTPTransferEvents: Sendable {
         cycle.transportDidSend(bytes: bytes, total: totalBytes, expected: expectedBytes, attempt: attempt)
     }
 
+    /// How the transfer went on the wire, measured by the transport: call it before
+    /// ``didComplete(error:)``; the response of the attempt keeps it (``HTTPResponse/metrics``).
+    public func didCollect(_ metrics: HTTPTransferMetrics) {
+        cycle.transportDidCollect(metrics, attempt: attempt)
+    }
+
     /// The transfer will never start: forgets it, so that the session doesn't wait for its end.
     func abandon() {
         registry.remove(id)

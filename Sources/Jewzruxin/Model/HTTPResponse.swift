@@ -62,6 +62,9 @@ public struct HTTPResponse: Sendable {
     public var content: (any Sendable)?
     /// An encoding that overrides the one found from the headers and the body when reading ``text``.
     public var textReadEncoding: String.Encoding?
+    /// How the attempt that got this response went on the wire, when its transport measures it
+    /// (the curl transport does).
+    public var metrics: HTTPTransferMetrics?
 
     /// Creates an empty response, or one from a Foundation response and body.
     public init(core: HTTPURLResponse? = nil, data: Data = Data()) {

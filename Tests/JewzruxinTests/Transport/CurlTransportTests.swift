@@ -102,10 +102,45 @@ struct CurlTransportTests {
         #expect(session.core == nil)
     }
 
+    @Test("each response on curl has its attempt's metrics: times in order, protocol, addresses, sizes, reuse")
+    func metrics() async throws {
+        try await withSandbox { sandbox in
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
+            let first = try await HTTPCycle.get(sandbox.string("/bytes/1000"), session: session)
+            let metrics = try #require(first.response.metrics)
+            #expect(metrics.httpVersion == "HTTP/1.1")
+            #expect(metrics.remoteAddress == "127.0.0.1")
+            #expect(metrics.remotePort == sandbox.baseURL.port)
+            #expect(metrics.localAddress == "127.0.0.1")
+            #expect(metrics.localPort != nil)
+            #expect(metrics.tlsHandshake == nil)
+            #expect(metrics.responseBodyBytes == 1000)
+            #expect(metrics.requestBodyBytes == 0)
+            #expect(metrics.responseHeaderBytes > 0)
+            #expect(!metrics.reusedConnection)
+            #expect(metrics.total > 0)
+            #expect(metrics.nameLookup <= metrics.connect)
+            #expect(metrics.connect <= metrics.requestStart)
+            #expect(metrics.requestStart <= metrics.firstByte)
+            #expect(metrics.firstByte <= metrics.total)
+
+            let second = try await HTTPCycle.upload(sandbox.string("/dumpupload/"), source: .data(Data("again".utf8)), session: session)
+            let reused = try #require(second.response.metrics)
+            #expect(reused.reusedConnection)
+            #expect(reused.requestBodyBytes == 5)
+
+            let native = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .native)
+            #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: native).response.metrics == nil)
+        }
+    }
+
     @Test("GET, POST with a body and a file upload reach the sandbox through libcurl")
     func againstTheSandbox() async throws {
         try await withSandbox { sandbox in
-            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
+            // Serial: the progress calls run in order, before the completion.
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: queue, transport: .curl)
             let hello = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
             #expect(hello.response.statusCode == 200)
             #expect(hello.response.text == "Hello World")

@@ -92,6 +92,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// libcurl ended the transfer with `code`.
     func finished(code: Int32) {
+        if let easyHandle, !reported.withLock({ $0 }) { events.didCollect(Self.metrics(of: easyHandle)) }
         if let callbackError {
             complete(with: callbackError)
         } else if code != JZ_E_OK {
@@ -118,6 +119,48 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
         release()
         events.didComplete(error: error)
+    }
+
+    /// What libcurl measured of the transfer of `easy`.
+    static func metrics(of easy: UnsafeMutableRawPointer) -> HTTPTransferMetrics {
+        func seconds(_ info: Int32) -> TimeInterval {
+            var microseconds: Int64 = 0
+            _ = jz_easy_getinfo_offset(easy, info, &microseconds)
+            return TimeInterval(microseconds) / 1_000_000
+        }
+        func long(_ info: Int32) -> Int {
+            var value = 0
+            _ = jz_easy_getinfo_long(easy, info, &value)
+            return value
+        }
+        func offset(_ info: Int32) -> Int64 {
+            var value: Int64 = 0
+            _ = jz_easy_getinfo_offset(easy, info, &value)
+            return value
+        }
+        func string(_ info: Int32) -> String? {
+            var value: UnsafePointer<CChar>?
+            guard jz_easy_getinfo_string(easy, info, &value) == JZ_E_OK, let value, value.pointee != 0 else { return nil }
+            return String(cString: value)
+        }
+        let handshake = seconds(Int32(JZ_INFO_APPCONNECT_TIME_T))
+        let version: String? = switch long(Int32(JZ_INFO_HTTP_VERSION)) {
+        case 1: "HTTP/1.0"
+        case 2: "HTTP/1.1"
+        case 3: "HTTP/2"
+        case 30: "HTTP/3"
+        default: nil
+        }
+        let remotePort = long(Int32(JZ_INFO_PRIMARY_PORT))
+        let localPort = long(Int32(JZ_INFO_LOCAL_PORT))
+        return HTTPTransferMetrics(
+            nameLookup: seconds(Int32(JZ_INFO_NAMELOOKUP_TIME_T)), connect: seconds(Int32(JZ_INFO_CONNECT_TIME_T)),
+            tlsHandshake: handshake > 0 ? handshake : nil, requestStart: seconds(Int32(JZ_INFO_PRETRANSFER_TIME_T)),
+            firstByte: seconds(Int32(JZ_INFO_STARTTRANSFER_TIME_T)), total: seconds(Int32(JZ_INFO_TOTAL_TIME_T)),
+            httpVersion: version, remoteAddress: string(Int32(JZ_INFO_PRIMARY_IP)), remotePort: remotePort > 0 ? remotePort : nil,
+            localAddress: string(Int32(JZ_INFO_LOCAL_IP)), localPort: localPort > 0 ? localPort : nil,
+            requestBodyBytes: offset(Int32(JZ_INFO_SIZE_UPLOAD_T)), responseBodyBytes: offset(Int32(JZ_INFO_SIZE_DOWNLOAD_T)),
+            responseHeaderBytes: long(Int32(JZ_INFO_HEADER_SIZE)), reusedConnection: long(Int32(JZ_INFO_NUM_CONNECTS)) == 0)
     }
 
     private var errorMessage: String? {

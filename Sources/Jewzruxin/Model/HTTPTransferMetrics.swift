@@ -1,0 +1,62 @@
+import Foundation
+
+/// How one attempt of a request went on the wire, as its transport measured it: the curl transport
+/// reports them (``HTTPResponse/metrics``); URLSession on Linux gives none (L14), nor does the native
+/// transport yet.
+///
+/// The times are seconds from the start of the attempt to each milestone, as libcurl counts them:
+/// a connection that was reused has its lookup, connect and handshake times near zero.
+public struct HTTPTransferMetrics: Sendable, Hashable {
+    /// The host's name resolved.
+    public var nameLookup: TimeInterval
+    /// Connected to the host (or the proxy).
+    public var connect: TimeInterval
+    /// The TLS handshake done; `nil` over plain http.
+    public var tlsHandshake: TimeInterval?
+    /// About to send the request.
+    public var requestStart: TimeInterval
+    /// The first byte of the response received.
+    public var firstByte: TimeInterval
+    /// The attempt ended.
+    public var total: TimeInterval
+    /// The protocol spoken: `HTTP/1.1`, `HTTP/2`, `HTTP/3`; `nil` when none was.
+    public var httpVersion: String?
+    /// The server's address and port, `nil` when no connection was made.
+    public var remoteAddress: String?
+    public var remotePort: Int?
+    /// The client's address and port on the connection.
+    public var localAddress: String?
+    public var localPort: Int?
+    /// Bytes of the request body sent.
+    public var requestBodyBytes: Int64
+    /// Bytes of the response body received, as libcurl counts them.
+    public var responseBodyBytes: Int64
+    /// Bytes of the response head received.
+    public var responseHeaderBytes: Int
+    /// Whether the attempt went over a connection an earlier request had opened.
+    public var reusedConnection: Bool
+
+    /// Metrics with every value given.
+    public init(
+        nameLookup: TimeInterval, connect: TimeInterval, tlsHandshake: TimeInterval?, requestStart: TimeInterval,
+        firstByte: TimeInterval, total: TimeInterval, httpVersion: String?, remoteAddress: String?, remotePort: Int?,
+        localAddress: String?, localPort: Int?, requestBodyBytes: Int64, responseBodyBytes: Int64,
+        responseHeaderBytes: Int, reusedConnection: Bool
+    ) {
+        self.nameLookup = nameLookup
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.requestStart = requestStart
+        self.firstByte = firstByte
+        self.total = total
+        self.httpVersion = httpVersion
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.localAddress = localAddress
+        self.localPort = localPort
+        self.requestBodyBytes = requestBodyBytes
+        self.responseBodyBytes = responseBodyBytes
+        self.responseHeaderBytes = responseHeaderBytes
+        self.reusedConnection = reusedConnection
+    }
+}
