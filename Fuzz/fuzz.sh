@@ -8,7 +8,8 @@
 #   max-execs  execution limit per target (default: none); a target stops at whichever
 #              limit comes first. The long run: Fuzz/fuzz.sh all 600 10000000
 #
-# The library is compiled straight from Sources/ (JewzruxinPrimitives, JewzruxinAuth, then Jewzruxin with
+# The library is compiled straight from Sources/ (the C shim CJewzruxinCurl with clang, then
+# JewzruxinPrimitives, JewzruxinAuth and Jewzruxin with
 # -enable-testing so the targets reach `internal` API through `@testable import`), with
 # -sanitize=fuzzer,address, into Fuzz/.build/ (ignored by git; rebuilt when a source changes).
 # Each target's corpus grows in Fuzz/.build/corpus/<target>, seeded from Fuzz/corpus/<target>;
@@ -51,11 +52,24 @@ build_module() {
     echo "fuzz.sh: compiling $name" >&2
     local sources=()
     while IFS= read -r -d '' f; do sources+=("$f"); done < <(find "$dir" -name '*.swift' -print0 | sort -z)
-    "$SWIFTC" "${FLAGS[@]}" -enable-testing -wmo -module-name "$name" -I "$OUT/lib" \
+    "$SWIFTC" "${FLAGS[@]}" -enable-testing -wmo -module-name "$name" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" \
         -emit-module -emit-module-path "$OUT/lib/$name.swiftmodule" -c "${sources[@]}" -o "$obj.tmp" \
         && mv "$obj.tmp" "$obj"
 }
 
+# The libcurl shim, a C module: its object, and a module map for swiftc to import it by.
+build_c_module() {
+    local name="$1" dir="$2" obj="$OUT/lib/$1.o"
+    mkdir -p "$OUT/lib/$name"
+    printf 'module %s {\n    header "%s"\n    export *\n}\n' "$name" "$dir/include/$name.h" > "$OUT/lib/$name/module.modulemap"
+    local newest
+    newest="$(find "$dir" -name '*.[ch]' -newer "$obj" 2>/dev/null | head -1)"
+    if [[ -f "$obj" && -z "$newest" ]]; then return 0; fi
+    echo "fuzz.sh: compiling $name" >&2
+    "${CLANG:-$(dirname "$SWIFTC")/clang}" -fsanitize="${SANITIZERS/fuzzer/fuzzer-no-link}" -O1 -g -I "$dir/include" -c "$dir/$name.c" -o "$obj"
+}
+
+build_c_module CJewzruxinCurl "$ROOT/Sources/CJewzruxinCurl" || { echo "fuzz.sh: building CJewzruxinCurl failed" >&2; exit 1; }
 build_module JewzruxinPrimitives "$ROOT/Sources/JewzruxinPrimitives" || { echo "fuzz.sh: building JewzruxinPrimitives failed" >&2; exit 1; }
 build_module JewzruxinAuth "$ROOT/Sources/JewzruxinAuth" || { echo "fuzz.sh: building JewzruxinAuth failed" >&2; exit 1; }
 build_module Jewzruxin "$ROOT/Sources/Jewzruxin" || { echo "fuzz.sh: building Jewzruxin failed" >&2; exit 1; }
@@ -65,8 +79,8 @@ for t in "${targets[@]}"; do
     bin="$OUT/bin/fuzz-$t"
     if [[ ! -x "$bin" || "$FUZZ/targets/$t.swift" -nt "$bin" || "$OUT/lib/Jewzruxin.o" -nt "$bin" ]]; then
         echo "fuzz.sh: linking fuzz-$t" >&2
-        if ! "$SWIFTC" "${FLAGS[@]}" -module-name "fuzz_$t" -I "$OUT/lib" "$FUZZ/targets/$t.swift" \
-            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" "$OUT/lib/JewzruxinPrimitives.o" -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
+        if ! "$SWIFTC" "${FLAGS[@]}" -module-name "fuzz_$t" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" "$FUZZ/targets/$t.swift" \
+            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" "$OUT/lib/JewzruxinPrimitives.o" "$OUT/lib/CJewzruxinCurl.o" -ldl -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
             # (gold's "Cannot export local symbol '__asan_…'" warnings are harmless; they stay in the log.)
             grep -v "Cannot export local symbol" "$OUT/logs/link-$t.log" >&2
             echo "fuzz $t: build failed"; status=1; continue
