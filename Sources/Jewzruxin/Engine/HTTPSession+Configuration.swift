@@ -40,6 +40,11 @@ extension HTTPSession {
         /// on the others a request with any of it set fails with `URLError(.secureConnectionFailed)`
         /// rather than being sent with the settings ignored (URLSession on Linux can't be told, L12).
         public var tls = TLSSettings()
+        /// The proxy every request goes through; `nil` (the default) for the environment's
+        /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`), as libcurl and URLSession read
+        /// them. Only the curl transport honours a proxy set here; on the others every request then
+        /// fails with `URLError(.cannotConnectToHost)` rather than going out directly.
+        public var proxy: ProxySettings?
         /// The configuration this one was made from, for what only URLSession reads.
         private let base: URLSessionConfiguration
 
@@ -138,6 +143,42 @@ extension HTTPSession {
 
         /// Whether anything differs from the defaults.
         public var isCustomized: Bool { self != TLSSettings() }
+    }
+}
+
+extension HTTPSession {
+    /// A proxy a session's requests go through (``Configuration/proxy``).
+    ///
+    /// ```swift
+    /// var configuration = HTTPSession.Configuration(.ephemeral)
+    /// configuration.proxy = .init(.http, host: "proxy.internal", port: 3128)
+    /// configuration.proxy?.excludedHosts = ["localhost", "intranet.example"]
+    /// ```
+    public struct ProxySettings: Sendable, Hashable {
+        /// How the proxy is spoken to.
+        public enum Kind: Sendable, Hashable {
+            /// An HTTP proxy: `http` requests in absolute form, `https` through `CONNECT`.
+            case http
+            /// A SOCKS5 proxy, which also resolves the host names.
+            case socks5
+        }
+
+        public var kind: Kind
+        public var host: String
+        public var port: Int
+        /// Credentials for the proxy, if it asks.
+        public var username: String?
+        public var password: String?
+        /// Hosts reached without the proxy: a name (and its subdomains) or an address each; `*` for
+        /// every host.
+        public var excludedHosts: [String] = []
+
+        /// A proxy at `host`:`port`.
+        public init(_ kind: Kind = .http, host: String, port: Int) {
+            self.kind = kind
+            self.host = host
+            self.port = port
+        }
     }
 }
 

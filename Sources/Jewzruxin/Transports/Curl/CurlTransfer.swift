@@ -240,8 +240,28 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             try check(encodings.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ACCEPT_ENCODING), $0) })
         }
         try configureTLS(easy)
+        try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
         try configureHeaders(easy)
+    }
+
+    /// The configuration's proxy; without one libcurl reads the environment's.
+    private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
+        guard let proxy = settings.proxy else { return }
+        let scheme = proxy.kind == .http ? "http" : "socks5h"
+        let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
+        try check("\(scheme)://\(host):\(proxy.port)".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PROXY), $0) })
+        if let username = proxy.username {
+            let credentials = Self.userinfoEncoded(username) + ":" + Self.userinfoEncoded(proxy.password ?? "")
+            try check(credentials.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PROXYUSERPWD), $0) })
+        }
+        // libcurl's NOPROXY replaces no_proxy: an empty list sends every host through the proxy.
+        try check(proxy.excludedHosts.joined(separator: ",").withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_NOPROXY), $0) })
+    }
+
+    /// `CURLOPT_PROXYUSERPWD` splits at the first colon: a colon in the user name must not end it.
+    private static func userinfoEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlUserAllowed.subtracting(CharacterSet(charactersIn: ":"))) ?? text
     }
 
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {

@@ -132,12 +132,14 @@ extension CurlTransport {
         let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
         let tls: TLS
+        let proxy: HTTPSession.ProxySettings?
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion
             tls = TLS(configuration.tls, library: library)
+            proxy = configuration.proxy
         }
     }
 

@@ -130,6 +130,13 @@ public final class NativeTransport: HTTPTransport {
     }
 
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        if settings.namesProxy {
+            return FailedTransfer(error: URLError(.cannotConnectToHost, userInfo: [
+                NSLocalizedDescriptionKey: "The session names a proxy, which the native transport doesn't speak to; use the curl "
+                    + "transport (transport: .curl).",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ]), events: events)
+        }
         guard let url = request.url, let scheme = url.scheme else {
             return FailedTransfer(error: URLError(.badURL), events: events)
         }
@@ -171,10 +178,13 @@ extension NativeTransport {
     struct Settings: Sendable {
         let shared: TransportSettings
         let maximumResponseHeaderSize: Int
+        /// Whether the configuration names a proxy, which this transport doesn't speak to.
+        let namesProxy: Bool
 
         init(_ configuration: HTTPSession.Configuration, options: Options) {
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             maximumResponseHeaderSize = max(1024, options.maximumResponseHeaderSize)
+            namesProxy = configuration.proxy != nil
         }
 
         var additionalHeaders: [(String, String)] { shared.additionalHeaders }

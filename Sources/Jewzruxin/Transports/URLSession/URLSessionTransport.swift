@@ -15,6 +15,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// Whether the session's configuration has TLS settings, which URLSession can't apply (L12): its
     /// https requests then fail rather than go out without them.
     private let refusesHTTPS: Bool
+    /// Whether the session's configuration names a proxy, which URLSession on Linux can't be told
+    /// to use: its requests then fail rather than go out directly.
+    private let refusesProxy: Bool
 
     /// The URLSession transfers run on; `nil` for ``urlSession``.
     var session: URLSession? { core?.session }
@@ -22,6 +25,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// A transport on a new URLSession made with `configuration`.
     init(configuration: HTTPSession.Configuration) {
         refusesHTTPS = configuration.tls.isCustomized
+        refusesProxy = configuration.proxy != nil
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
@@ -32,6 +36,7 @@ public final class URLSessionTransport: HTTPTransport {
     private init() {
         core = nil
         refusesHTTPS = false
+        refusesProxy = false
     }
 
     deinit {
@@ -51,6 +56,13 @@ public final class URLSessionTransport: HTTPTransport {
         guard let (session, router) = core else {
             return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
                 NSLocalizedDescriptionKey: "`.urlSession` is only a name for a session to make its URLSession transport with; give it to an HTTPSession.",
+            ]), events: events)
+        }
+        if refusesProxy {
+            return FailedTransfer(error: URLError(.cannotConnectToHost, userInfo: [
+                NSLocalizedDescriptionKey: "The session names a proxy, which URLSession can't be told to use; use the curl "
+                    + "transport (transport: .curl), or the proxy environment variables.",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
             ]), events: events)
         }
         if refusesHTTPS, let scheme = request.url?.scheme, HTTPHeaderSyntax.equalIgnoringASCIICase(scheme, "https") {
