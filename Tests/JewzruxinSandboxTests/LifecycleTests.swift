@@ -57,13 +57,7 @@ struct LifecycleTests {
 
     @Test("A stopped sandbox's fixed port can be reused at once (SO_REUSEADDR)")
     func reuseAddress() throws {
-        // A port below Linux's ephemeral range (32768–60999): once the first sandbox lets it go, no
-        // outgoing connection of the tests running alongside can take it as its local port.
-        var started: Sandbox?
-        for _ in 0..<100 where started == nil {
-            started = try? Sandbox.start(port: UInt16.random(in: 20_000..<32_000))
-        }
-        let first = try #require(started, "no free port between 20000 and 32000")
+        let first = try TestSupport.startOutsideEphemeralRange()
         let port = first.port
         _ = try TestSupport.raw(first, TestSupport.getRequest("/hello/", extraHeaders: "Connection: close\r\n"))
         first.stop()
@@ -75,7 +69,7 @@ struct LifecycleTests {
 
     @Test("stop() returns promptly with idle keep-alive connections, closes them, and frees the port")
     func stopWithIdleConnections() throws {
-        let sandbox = try Sandbox.start()
+        let sandbox = try TestSupport.startOutsideEphemeralRange()
         let clients = try (0..<10).map { _ in try RawHTTPClient(port: sandbox.port) }
         for client in clients {
             #expect(try client.exchange(TestSupport.getRequest("/hello/")).status == 200)
@@ -127,7 +121,7 @@ struct LifecycleTests {
 
     @Test("Dropping the last reference stops the sandbox")
     func deinitStops() throws {
-        var sandbox: Sandbox? = try Sandbox.start()
+        var sandbox: Sandbox? = try TestSupport.startOutsideEphemeralRange()
         let port = try #require(sandbox?.port)
         #expect(!TestSupport.isRefused(port: port))
         sandbox = nil
