@@ -60,8 +60,6 @@ typedef struct {
     jz_version_data *(*version_info)(int age);
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *);
-    int (*easy_perform)(void *);
-    int (*easy_pause)(void *, int);
     const char *(*easy_strerror)(int);
     int (*easy_setopt)(void *, int, ...);
     int (*easy_getinfo)(void *, int, ...);
@@ -101,8 +99,6 @@ static int resolve(void *library, jz_functions *table, char *why, size_t why_siz
     JZ_LOOKUP(version_info, "curl_version_info");
     JZ_LOOKUP(easy_init, "curl_easy_init");
     JZ_LOOKUP(easy_cleanup, "curl_easy_cleanup");
-    JZ_LOOKUP(easy_perform, "curl_easy_perform");
-    JZ_LOOKUP(easy_pause, "curl_easy_pause");
     JZ_LOOKUP(easy_strerror, "curl_easy_strerror");
     JZ_LOOKUP(easy_setopt, "curl_easy_setopt");
     JZ_LOOKUP(easy_getinfo, "curl_easy_getinfo");
@@ -213,8 +209,6 @@ void jz_curl_version(jz_curl_info *info) {
 
 jz_easy *jz_easy_init(void) { return curl.easy_init(); }
 void jz_easy_cleanup(jz_easy *easy) { curl.easy_cleanup(easy); }
-int jz_easy_perform(jz_easy *easy) { return curl.easy_perform(easy); }
-int jz_easy_pause(jz_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 const char *jz_easy_strerror(int code) { return curl.easy_strerror(code); }
 
 int jz_easy_setopt_long(jz_easy *easy, int option, long value) { return curl.easy_setopt(easy, option, value); }
@@ -257,10 +251,6 @@ int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context) {
     return set_callback(easy, JZ_OPT_SEEKFUNCTION, (void (*)(void))callback, JZ_OPT_SEEKDATA, context);
 }
 
-int jz_easy_set_progress(jz_easy *easy, jz_progress_callback callback, void *context) {
-    int code = set_callback(easy, JZ_OPT_XFERINFOFUNCTION, (void (*)(void))callback, JZ_OPT_XFERINFODATA, context);
-    return code != 0 ? code : curl.easy_setopt(easy, JZ_OPT_NOPROGRESS, 0L);
-}
 
 int jz_easy_getinfo_long(jz_easy *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int jz_easy_getinfo_offset(jz_easy *easy, int info, int64_t *value) {

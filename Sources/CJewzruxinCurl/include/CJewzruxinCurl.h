@@ -78,10 +78,6 @@ enum {
 
 jz_easy *jz_easy_init(void);
 void jz_easy_cleanup(jz_easy *easy);
-/// curl_easy_perform: the whole transfer, blocking. Returns a CURLcode.
-int jz_easy_perform(jz_easy *easy);
-/// curl_easy_pause with CURLPAUSE_* bits. Returns a CURLcode.
-int jz_easy_pause(jz_easy *easy, int bitmask);
 /// The description of a CURLcode.
 const char *jz_easy_strerror(int code);
 
@@ -96,8 +92,6 @@ int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t leng
 
 /// Callbacks, as libcurl calls them.
 typedef size_t (*jz_data_callback)(char *data, size_t size, size_t count, void *context);
-typedef int (*jz_progress_callback)(void *context, int64_t download_total, int64_t downloaded,
-                                    int64_t upload_total, int64_t uploaded);
 typedef int (*jz_seek_callback)(void *context, int64_t offset, int origin);
 
 /// CURLOPT_WRITEFUNCTION and CURLOPT_WRITEDATA.
@@ -108,8 +102,6 @@ int jz_easy_set_header(jz_easy *easy, jz_data_callback callback, void *context);
 int jz_easy_set_read(jz_easy *easy, jz_data_callback callback, void *context);
 /// CURLOPT_SEEKFUNCTION and CURLOPT_SEEKDATA.
 int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context);
-/// CURLOPT_XFERINFOFUNCTION, CURLOPT_XFERINFODATA, and CURLOPT_NOPROGRESS 0.
-int jz_easy_set_progress(jz_easy *easy, jz_progress_callback callback, void *context);
 
 /// curl_easy_getinfo for a long, a curl_off_t, a string (owned by the handle) or a pointer.
 int jz_easy_getinfo_long(jz_easy *easy, int info, long *value);
@@ -144,74 +136,41 @@ enum {
     JZ_OPT_WRITEDATA = 10001,
     JZ_OPT_URL = 10002,
     JZ_OPT_PROXY = 10004,
-    JZ_OPT_USERPWD = 10005,
     JZ_OPT_PROXYUSERPWD = 10006,
     JZ_OPT_READDATA = 10009,
     JZ_OPT_ERRORBUFFER = 10010,
     JZ_OPT_WRITEFUNCTION = 20011,
     JZ_OPT_READFUNCTION = 20012,
-    JZ_OPT_LOW_SPEED_LIMIT = 19,
-    JZ_OPT_LOW_SPEED_TIME = 20,
     JZ_OPT_HTTPHEADER = 10023,
-    JZ_OPT_SSLCERT = 10025,
     JZ_OPT_KEYPASSWD = 10026,
     JZ_OPT_HEADERDATA = 10029,
     JZ_OPT_SSLVERSION = 32,
     JZ_OPT_CUSTOMREQUEST = 10036,
-    JZ_OPT_VERBOSE = 41,
-    JZ_OPT_NOPROGRESS = 43,
     JZ_OPT_NOBODY = 44,
     JZ_OPT_UPLOAD = 46,
-    JZ_OPT_POST = 47,
     JZ_OPT_FOLLOWLOCATION = 52,
-    JZ_OPT_XFERINFODATA = 10057,
-    JZ_OPT_SSL_VERIFYPEER = 64,
-    JZ_OPT_CAINFO = 10065,
-    JZ_OPT_MAXCONNECTS = 71,
     JZ_OPT_HEADERFUNCTION = 20079,
     JZ_OPT_HTTPGET = 80,
-    JZ_OPT_SSL_VERIFYHOST = 81,
     JZ_OPT_HTTP_VERSION = 84,
     JZ_OPT_SSLCERTTYPE = 10086,
-    JZ_OPT_SSLKEY = 10087,
     JZ_OPT_SSLKEYTYPE = 10088,
-    JZ_OPT_BUFFERSIZE = 98,
     JZ_OPT_NOSIGNAL = 99,
-    JZ_OPT_PROXYTYPE = 101,
     JZ_OPT_ACCEPT_ENCODING = 10102,
-    JZ_OPT_PRIVATE = 10103,
-    JZ_OPT_HTTPAUTH = 107,
-    JZ_OPT_IPRESOLVE = 113,
     JZ_OPT_INFILESIZE_LARGE = 30115,
-    JZ_OPT_POSTFIELDSIZE_LARGE = 30120,
-    JZ_OPT_TCP_NODELAY = 121,
-    JZ_OPT_TIMEOUT_MS = 155,
     JZ_OPT_CONNECTTIMEOUT_MS = 156,
-    JZ_OPT_HTTP_CONTENT_DECODING = 158,
     JZ_OPT_SEEKFUNCTION = 20167,
     JZ_OPT_SEEKDATA = 10168,
     JZ_OPT_NOPROXY = 10177,
-    JZ_OPT_XFERINFOFUNCTION = 20219,
-    JZ_OPT_EXPECT_100_TIMEOUT_MS = 227,
     JZ_OPT_PINNEDPUBLICKEY = 10230,
-    JZ_OPT_PIPEWAIT = 237,
-    JZ_OPT_UPLOAD_BUFFERSIZE = 280,
     JZ_OPT_SSLCERT_BLOB = 40291,
     JZ_OPT_SSLKEY_BLOB = 40292,
     JZ_OPT_CAINFO_BLOB = 40309,
-    JZ_OPT_PROTOCOLS_STR = 10318,
-    JZ_OPT_REDIR_PROTOCOLS_STR = 10319,
 };
 
 enum {
-    JZ_INFO_EFFECTIVE_URL = 0x100000 + 1,
-    JZ_INFO_RESPONSE_CODE = 0x200000 + 2,
     JZ_INFO_SIZE_UPLOAD_T = 0x600000 + 7,
     JZ_INFO_SIZE_DOWNLOAD_T = 0x600000 + 8,
     JZ_INFO_HEADER_SIZE = 0x200000 + 11,
-    JZ_INFO_REQUEST_SIZE = 0x200000 + 12,
-    JZ_INFO_SSL_VERIFYRESULT = 0x200000 + 13,
-    JZ_INFO_OS_ERRNO = 0x200000 + 25,
     JZ_INFO_NUM_CONNECTS = 0x200000 + 26,
     JZ_INFO_PRIMARY_IP = 0x100000 + 32,
     JZ_INFO_PRIMARY_PORT = 0x200000 + 40,
@@ -223,31 +182,20 @@ enum {
     JZ_INFO_CONNECT_TIME_T = 0x600000 + 52,
     JZ_INFO_PRETRANSFER_TIME_T = 0x600000 + 53,
     JZ_INFO_STARTTRANSFER_TIME_T = 0x600000 + 54,
-    JZ_INFO_REDIRECT_TIME_T = 0x600000 + 55,
     JZ_INFO_APPCONNECT_TIME_T = 0x600000 + 56,
 };
 
 enum {
     JZ_MOPT_PIPELINING = 3,
-    JZ_MOPT_MAXCONNECTS = 6,
     JZ_MOPT_MAX_HOST_CONNECTIONS = 7,
-    JZ_MOPT_MAX_TOTAL_CONNECTIONS = 13,
-    JZ_MOPT_MAX_CONCURRENT_STREAMS = 16,
 };
 
 enum {
-    JZ_HTTP_VERSION_NONE = 0,
     JZ_HTTP_VERSION_1_1 = 2,
     JZ_HTTP_VERSION_2TLS = 4,
     JZ_PIPE_MULTIPLEX = 2,
-    JZ_WRITEFUNC_PAUSE = 0x10000001,
     JZ_READFUNC_ABORT = 0x10000000,
-    JZ_READFUNC_PAUSE = 0x10000001,
-    JZ_PAUSE_RECV = 1 << 0,
-    JZ_PAUSE_SEND = 1 << 2,
-    JZ_PAUSE_CONT = 0,
     JZ_SEEKFUNC_OK = 0,
-    JZ_SEEKFUNC_FAIL = 1,
     JZ_SEEKFUNC_CANTSEEK = 2,
     JZ_E_OK = 0,
     JZ_M_OK = 0,

@@ -103,7 +103,7 @@ extension HTTPSession {
         }
 
         /// A TLS protocol version.
-        public enum Version: Sendable, Hashable, Comparable {
+        public enum Version: Sendable, Hashable {
             case tls1_2
             case tls1_3
         }

@@ -5,7 +5,7 @@ import Foundation
 /// lines after the final head (trailer fields) are ignored.
 struct CurlHeadReader {
     /// A head read to its end.
-    struct Head: Equatable {
+    struct Head {
         var version: String
         var status: Int
         var reason: String
@@ -14,11 +14,6 @@ struct CurlHeadReader {
         /// The values of the `Set-Cookie` fields.
         var setCookies: [String] {
             fields.filter { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, "Set-Cookie") }.map(\.value)
-        }
-
-        static func == (lhs: Head, rhs: Head) -> Bool {
-            lhs.version == rhs.version && lhs.status == rhs.status && lhs.reason == rhs.reason
-                && lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
         }
     }
 

@@ -12,8 +12,15 @@ import FoundationNetworking
 /// callbacks run and every event is reported, in order. ``complete(with:)`` reports the end once,
 /// whichever of the loop, a cancel or a failure comes first.
 final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
-    private enum Phase {
-        case idle, submitted, cancelled
+    /// What other threads change: one lock for the three.
+    private struct Flags {
+        /// ``resume()`` handed the transfer to the loop.
+        var resumed = false
+        /// ``cancel()`` was called: the transfer sends nothing more, and the callbacks stop it at
+        /// once, before the loop removes it.
+        var cancelled = false
+        /// The end has been reported.
+        var reported = false
     }
 
     let request: HTTPRequest
@@ -22,10 +29,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private let events: HTTPTransferEvents
     private let settings: CurlTransport.Settings
     private let loop: CurlLoop
-    private let phase = Locked(Phase.idle)
-    private let reported = Locked(false)
-    /// Set by ``cancel()``: the callbacks then stop the transfer at once, before the loop removes it.
-    private let cancelRequested = Locked(false)
+    private let flags = Locked(Flags())
     private let timeout: TimeInterval
 
     // The loop's thread only, from prepare() on.
@@ -52,19 +56,16 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     }
 
     func resume() {
-        let submits = phase.withLock { phase -> Bool in
-            guard phase == .idle else { return false }
-            phase = .submitted
+        let submits = flags.withLock { flags -> Bool in
+            guard !flags.resumed, !flags.cancelled else { return false }
+            flags.resumed = true
             return true
         }
         if submits { loop.submit(self) }
     }
 
     func cancel() {
-        phase.withLock { phase in
-            if phase == .idle { phase = .cancelled }
-        }
-        cancelRequested.withLock { $0 = true }
+        flags.withLock { $0.cancelled = true }
         // The loop removes a running transfer, and reports the end of one that never started.
         loop.cancel(self)
     }
@@ -74,7 +75,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Makes and configures the easy handle; `nil` when the transfer has ended already or can't
     /// start (it has then reported why).
     func prepare() -> UnsafeMutableRawPointer? {
-        guard phase.withLock({ $0 == .submitted }), !reported.withLock({ $0 }) else { return nil }
+        guard flags.withLock({ $0.resumed && !$0.cancelled && !$0.reported }) else { return nil }
         guard let easy = jz_easy_init() else {
             complete(with: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
             return nil
@@ -92,7 +93,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// libcurl ended the transfer with `code`.
     func finished(code: Int32) {
-        if let easyHandle, !reported.withLock({ $0 }) { events.didCollect(Self.metrics(of: easyHandle)) }
+        if let easyHandle, !flags.withLock({ $0.reported }) { events.didCollect(Self.metrics(of: easyHandle)) }
         if let callbackError {
             complete(with: callbackError)
         } else if code != JZ_E_OK {
@@ -116,7 +117,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Reports the end, once, and lets the handle go. Called on the loop's thread, or on the caller's
     /// for a transfer its loop never took.
     func complete(with error: (any Error)?) {
-        guard reported.withLock({ done in defer { done = true }; return !done }) else { return }
+        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
         release()
         events.didComplete(error: error)
     }
@@ -192,14 +193,14 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Hands body bytes to the engine; `false` when the transfer was cancelled meanwhile (libcurl
     /// then stops it).
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !cancelRequested.withLock({ $0 }) else { return false }
+        guard !flags.withLock({ $0.cancelled }) else { return false }
         idleDeadline = MonotonicTime.now(plus: timeout)
         events.didReceive(Data(bytes))
         return true
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard !cancelRequested.withLock({ $0 }) else { return Int(JZ_READFUNC_ABORT) }
+        guard !flags.withLock({ $0.cancelled }) else { return Int(JZ_READFUNC_ABORT) }
         guard let body else { return 0 }
         do {
             let count = try body.read(into: buffer)
@@ -227,18 +228,15 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         buffer.initialize(repeating: 0, count: 256)
         errorBuffer = buffer
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), buffer))
-        try check(url.absoluteString.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_URL), $0) })
-        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_NOSIGNAL), 1))
+        try set(easy, JZ_OPT_URL, url.absoluteString)
+        try set(easy, JZ_OPT_NOSIGNAL, 1)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
         let version = settings.httpVersion == .http1_1 ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS
-        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_HTTP_VERSION), Int(version)))
-        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_CONNECTTIMEOUT_MS), Int(min(timeout, 86_400) * 1000)))
+        try set(easy, JZ_OPT_HTTP_VERSION, Int(version))
+        try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(timeout, 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport.
-        try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_FOLLOWLOCATION), 0))
-        if request.core.value(forHTTPHeaderField: "Accept-Encoding") == nil, let encodings = settings.acceptedEncodings {
-            try check(encodings.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ACCEPT_ENCODING), $0) })
-        }
+        try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
         try configureTLS(easy)
         try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
@@ -250,13 +248,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         guard let proxy = settings.proxy else { return }
         let scheme = proxy.kind == .http ? "http" : "socks5h"
         let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
-        try check("\(scheme)://\(host):\(proxy.port)".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PROXY), $0) })
+        try set(easy, JZ_OPT_PROXY, "\(scheme)://\(host):\(proxy.port)")
         if let username = proxy.username {
             let credentials = Self.userinfoEncoded(username) + ":" + Self.userinfoEncoded(proxy.password ?? "")
-            try check(credentials.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PROXYUSERPWD), $0) })
+            try set(easy, JZ_OPT_PROXYUSERPWD, credentials)
         }
         // libcurl's NOPROXY replaces no_proxy: an empty list sends every host through the proxy.
-        try check(proxy.excludedHosts.joined(separator: ",").withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_NOPROXY), $0) })
+        try set(easy, JZ_OPT_NOPROXY, proxy.excludedHosts.joined(separator: ","))
     }
 
     /// `CURLOPT_PROXYUSERPWD` splits at the first colon: a colon in the user name must not end it.
@@ -273,24 +271,24 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             ])
         }
         if let bundle = tls.caBundle {
-            try check(bundle.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_CAINFO_BLOB), $0.baseAddress, $0.count) })
+            try set(easy, JZ_OPT_CAINFO_BLOB, blob: bundle)
         }
         if let pins = tls.pinnedPublicKeys {
-            try check(pins.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_PINNEDPUBLICKEY), $0) })
+            try set(easy, JZ_OPT_PINNEDPUBLICKEY, pins)
         }
         if let certificate = tls.clientCertificate {
-            try check(certificate.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_SSLCERT_BLOB), $0.baseAddress, $0.count) })
-            try check("PEM".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SSLCERTTYPE), $0) })
+            try set(easy, JZ_OPT_SSLCERT_BLOB, blob: certificate)
+            try set(easy, JZ_OPT_SSLCERTTYPE, "PEM")
         }
         if let key = tls.clientKey {
-            try check(key.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(JZ_OPT_SSLKEY_BLOB), $0.baseAddress, $0.count) })
-            try check("PEM".withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SSLKEYTYPE), $0) })
+            try set(easy, JZ_OPT_SSLKEY_BLOB, blob: key)
+            try set(easy, JZ_OPT_SSLKEYTYPE, "PEM")
         }
         if let passphrase = tls.keyPassphrase {
-            try check(passphrase.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_KEYPASSWD), $0) })
+            try set(easy, JZ_OPT_KEYPASSWD, passphrase)
         }
         if let version = tls.minimumVersion {
-            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_SSLVERSION), version))
+            try set(easy, JZ_OPT_SSLVERSION, version)
         }
     }
 
@@ -302,18 +300,18 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             source = CurlBodySource(empty: ())
         }
         if method == "HEAD" {
-            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_NOBODY), 1))
+            try set(easy, JZ_OPT_NOBODY, 1)
         } else if let source {
             body = source
-            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_UPLOAD), 1))
+            try set(easy, JZ_OPT_UPLOAD, 1)
             try check(jz_easy_setopt_offset(easy, Int32(JZ_OPT_INFILESIZE_LARGE), source.length ?? -1))
             try check(jz_easy_set_read(easy, curlReadCallback, context))
             try check(jz_easy_set_seek(easy, curlSeekCallback, context))
-            if method != "PUT" { try check(method.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_CUSTOMREQUEST), $0) }) }
+            if method != "PUT" { try set(easy, JZ_OPT_CUSTOMREQUEST, method) }
         } else if method == "GET" {
-            try check(jz_easy_setopt_long(easy, Int32(JZ_OPT_HTTPGET), 1))
+            try set(easy, JZ_OPT_HTTPGET, 1)
         } else {
-            try check(method.withCString { jz_easy_setopt_pointer(easy, Int32(JZ_OPT_CUSTOMREQUEST), $0) })
+            try set(easy, JZ_OPT_CUSTOMREQUEST, method)
         }
     }
 
@@ -326,6 +324,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             guard !["content-length", "transfer-encoding", "connection"].contains(lowered) else { continue }
             names.insert(lowered)
             lines.append(Self.line(name, value))
+        }
+        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
+            // libcurl then sends them and decodes what comes back.
+            try set(easy, JZ_OPT_ACCEPT_ENCODING, encodings)
         }
         for (name, value) in settings.shared.additionalHeaders where !names.contains(name.lowercased()) {
             names.insert(name.lowercased())
@@ -351,6 +353,19 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// A header line for libcurl: `Name;` sends a field with an empty value (`Name:` would remove it).
     private static func line(_ name: String, _ value: String) -> String {
         value.isEmpty ? "\(name);" : "\(name): \(value)"
+    }
+
+    private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, _ value: String) throws {
+        try check(value.withCString { jz_easy_setopt_pointer(easy, Int32(option), $0) })
+    }
+
+    private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, _ value: Int) throws {
+        try check(jz_easy_setopt_long(easy, Int32(option), value))
+    }
+
+    /// A blob option: libcurl keeps a copy of the bytes.
+    private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, blob: Data) throws {
+        try check(blob.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(option), $0.baseAddress, $0.count) })
     }
 
     private func check(_ code: Int32) throws {
