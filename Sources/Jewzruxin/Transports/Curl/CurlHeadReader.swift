@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 /// Reads a response head from the lines libcurl's header callback hands over, one at a time: the
 /// status line, the fields, the empty line. Interim heads (1xx but 101) are read and dropped;
@@ -22,11 +23,14 @@ struct CurlHeadReader {
     private(set) var isDelivered = false
 
     /// Takes one line, its CR LF included; returns the head when `line` ends the final one.
+    ///
+    /// Works on the bytes: a line becomes strings only for its name, value or reason.
     mutating func read(_ line: UnsafeRawBufferPointer) -> Head? {
         guard !isDelivered else { return nil }
-        var bytes = line[...]
-        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
-        if bytes.isEmpty {
+        let bytes = line.bindMemory(to: UInt8.self)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        if end == 0 {
             guard let head = current else { return nil }
             current = nil
             // An interim response: the final one follows.
@@ -34,25 +38,32 @@ struct CurlHeadReader {
             isDelivered = true
             return head
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
+        let text = bytes[0..<end]
+        if text.starts(with: Self.httpPrefix) {
             current = Self.statusLine(text)
-        } else if let first = bytes.first, first == 0x20 || first == 0x09, let index = current?.fields.indices.last {
+        } else if HTTPHeaderSyntax.isSpace(text[0]), let index = current?.fields.indices.last {
             // An obsolete line folding: the value goes on.
-            current?.fields[index].value += " " + text.trimmingCharacters(in: .whitespaces)
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = String(text[..<colon])
-            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            current?.fields[index].value += " " + String(decoding: HTTPHeaderSyntax.trimmed(text), as: UTF8.self)
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: text[..<colon], as: UTF8.self)
+            let value = String(decoding: HTTPHeaderSyntax.trimmed(text[(colon + 1)...]), as: UTF8.self)
             current?.fields.append((name, value))
         }
         return nil
     }
 
+    private static let httpPrefix = Array("HTTP/".utf8)
+
     /// `HTTP/1.1 200 OK`, `HTTP/2 404`.
-    private static func statusLine(_ line: String) -> Head? {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, let status = Int(parts[1]), (100...999).contains(status) else { return nil }
-        return Head(version: String(parts[0]), status: status, reason: parts.count > 2 ? String(parts[2]) : "", fields: [])
+    private static func statusLine(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Head? {
+        let space = UInt8(ascii: " ")
+        let parts = line.split(separator: space, maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[1].count == 3, parts[1].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let status = parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        guard status >= 100 else { return nil }
+        return Head(
+            version: String(decoding: parts[0], as: UTF8.self), status: status,
+            reason: parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : "", fields: [])
     }
 }
 
