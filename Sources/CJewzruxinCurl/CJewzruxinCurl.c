@@ -60,6 +60,8 @@ typedef struct {
     jz_version_data *(*version_info)(int age);
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *);
+    void (*easy_reset)(void *);
+    int (*easy_pause)(void *, int);
     const char *(*easy_strerror)(int);
     int (*easy_setopt)(void *, int, ...);
     int (*easy_getinfo)(void *, int, ...);
@@ -99,6 +101,8 @@ static int resolve(void *library, jz_functions *table, char *why, size_t why_siz
     JZ_LOOKUP(version_info, "curl_version_info");
     JZ_LOOKUP(easy_init, "curl_easy_init");
     JZ_LOOKUP(easy_cleanup, "curl_easy_cleanup");
+    JZ_LOOKUP(easy_reset, "curl_easy_reset");
+    JZ_LOOKUP(easy_pause, "curl_easy_pause");
     JZ_LOOKUP(easy_strerror, "curl_easy_strerror");
     JZ_LOOKUP(easy_setopt, "curl_easy_setopt");
     JZ_LOOKUP(easy_getinfo, "curl_easy_getinfo");
@@ -209,6 +213,8 @@ void jz_curl_version(jz_curl_info *info) {
 
 jz_easy *jz_easy_init(void) { return curl.easy_init(); }
 void jz_easy_cleanup(jz_easy *easy) { curl.easy_cleanup(easy); }
+void jz_easy_reset(jz_easy *easy) { curl.easy_reset(easy); }
+int jz_easy_pause(jz_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 const char *jz_easy_strerror(int code) { return curl.easy_strerror(code); }
 
 int jz_easy_setopt_long(jz_easy *easy, int option, long value) { return curl.easy_setopt(easy, option, value); }

@@ -78,6 +78,10 @@ enum {
 
 jz_easy *jz_easy_init(void);
 void jz_easy_cleanup(jz_easy *easy);
+/// curl_easy_reset: the handle's options back to their defaults; its caches stay.
+void jz_easy_reset(jz_easy *easy);
+/// curl_easy_pause with JZ_PAUSE_* bits; on the thread that drives the handle.
+int jz_easy_pause(jz_easy *easy, int bitmask);
 /// The description of a CURLcode.
 const char *jz_easy_strerror(int code);
 
@@ -195,6 +199,11 @@ enum {
     JZ_HTTP_VERSION_2TLS = 4,
     JZ_PIPE_MULTIPLEX = 2,
     JZ_READFUNC_ABORT = 0x10000000,
+    /// CURL_WRITEFUNC_PAUSE: the write callback takes none of the bytes; libcurl keeps them.
+    JZ_WRITEFUNC_PAUSE = 0x10000001,
+    /// CURLPAUSE_RECV and CURLPAUSE_CONT for jz_easy_pause.
+    JZ_PAUSE_RECV = 1,
+    JZ_PAUSE_CONT = 0,
     JZ_SEEKFUNC_OK = 0,
     JZ_SEEKFUNC_CANTSEEK = 2,
     JZ_E_OK = 0,

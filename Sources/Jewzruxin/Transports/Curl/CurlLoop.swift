@@ -21,6 +21,10 @@ final class CurlLoop: @unchecked Sendable {
     private let inbox = Locked(Inbox())
     /// The transfers in the multi handle, by easy handle. The loop's thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
+    /// resetting one. The loop's thread only.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private static let idleHandleLimit = 32
     /// How long the thread waits for sockets before it looks at timeouts again, at most.
     private static let longestPoll = MonotonicTime.nanoseconds(1)
 
@@ -102,7 +106,24 @@ final class CurlLoop: @unchecked Sendable {
             var ready: Int32 = 0
             _ = jz_multi_poll(multi, wake.pollMilliseconds(from: now), &ready)
         }
+        for easy in idleHandles { jz_easy_cleanup(easy) }
+        idleHandles = []
         _ = jz_multi_cleanup(multi)
+    }
+
+    /// An easy handle with default options, for a transfer about to start. The loop's thread only.
+    func makeHandle() -> UnsafeMutableRawPointer? {
+        idleHandles.popLast() ?? jz_easy_init()
+    }
+
+    /// Takes back the handle of an ended transfer, out of the multi handle. The loop's thread only.
+    func recycle(_ easy: UnsafeMutableRawPointer) {
+        guard idleHandles.count < Self.idleHandleLimit else {
+            jz_easy_cleanup(easy)
+            return
+        }
+        jz_easy_reset(easy)
+        idleHandles.append(easy)
     }
 
     private func startOnLoop(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {

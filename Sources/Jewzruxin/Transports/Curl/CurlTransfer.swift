@@ -76,7 +76,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// start (it has then reported why).
     func prepare() -> UnsafeMutableRawPointer? {
         guard flags.withLock({ $0.resumed && !$0.cancelled && !$0.reported }) else { return nil }
-        guard let easy = jz_easy_init() else {
+        guard let easy = loop.makeHandle() else {
             complete(with: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
             return nil
         }
@@ -170,7 +170,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     }
 
     private func release() {
-        if let easyHandle { jz_easy_cleanup(easyHandle) }
+        if let easyHandle { loop.recycle(easyHandle) }
         easyHandle = nil
         if let headerList { jz_slist_free(headerList) }
         headerList = nil
