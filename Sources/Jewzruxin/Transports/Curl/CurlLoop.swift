@@ -13,6 +13,7 @@ final class CurlLoop: @unchecked Sendable {
     private struct Inbox {
         var starts: [CurlTransfer] = []
         var cancels: [CurlTransfer] = []
+        var resumes: [CurlTransfer] = []
         var isStopping = false
     }
 
@@ -60,6 +61,12 @@ final class CurlLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Resumes reading the response of `transfer`, paused while its handler was behind.
+    func resume(_ transfer: CurlTransfer) {
+        inbox.withLock { $0.resumes.append(transfer) }
+        wake()
+    }
+
     /// Ends the thread once the transfers in flight have ended; they run to their end.
     func stop() {
         inbox.withLock { $0.isStopping = true }
@@ -75,11 +82,12 @@ final class CurlLoop: @unchecked Sendable {
     private func run() {
         guard let multi else { return }
         while true {
-            let (starts, cancels, isStopping) = inbox.withLock { inbox in
-                defer { inbox.starts = []; inbox.cancels = [] }
-                return (inbox.starts, inbox.cancels, inbox.isStopping)
+            let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
+                defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }
+                return (inbox.starts, inbox.cancels, inbox.resumes, inbox.isStopping)
             }
             for transfer in cancels { cancelOnLoop(transfer, multi: multi) }
+            for transfer in resumes { transfer.resumeReading() }
             for transfer in starts { startOnLoop(transfer, multi: multi) }
             if isStopping, active.isEmpty { break }
             var running: Int32 = 0

@@ -43,6 +43,14 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private(set) var idleDeadline = MonotonicTime.distantFuture
     /// An error a callback met, reported instead of libcurl's code.
     private var callbackError: (any Error)?
+    /// Body bytes reported on the loop's thread so far.
+    private var inlineBytes = 0
+    /// Where the events go once the body passes ``inlineBodyLimit``.
+    private var outlet: CurlOutlet?
+
+    /// The body bytes a transfer reports on the loop's thread; past them its events go through a
+    /// ``CurlOutlet``, with backpressure.
+    static let inlineBodyLimit = 256 * 1024
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, loop: CurlLoop) {
@@ -93,18 +101,26 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// libcurl ended the transfer with `code`.
     func finished(code: Int32) {
-        if let easyHandle, !flags.withLock({ $0.reported }) { events.didCollect(Self.metrics(of: easyHandle)) }
+        let metrics = easyHandle.map(Self.metrics(of:))
         if let callbackError {
-            complete(with: callbackError)
+            complete(with: callbackError, metrics: metrics)
         } else if code != JZ_E_OK {
-            complete(with: CurlErrors.urlError(code: code, message: errorMessage, url: url))
+            complete(with: CurlErrors.urlError(code: code, message: errorMessage, url: url), metrics: metrics)
         } else if !head.isDelivered {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
-            ]))
+            ]), metrics: metrics)
         } else {
-            complete(with: nil)
+            complete(with: nil, metrics: metrics)
         }
+    }
+
+    /// The handler has caught up with a paused transfer: reading goes on.
+    func resumeReading() {
+        guard let easyHandle else { return }
+        idleDeadline = MonotonicTime.now(plus: timeout)
+        // libcurl may hand the bytes it kept to the write callback from within this call.
+        _ = jz_easy_pause(easyHandle, Int32(JZ_PAUSE_CONT))
     }
 
     /// No progress for the request's timeout.
@@ -114,12 +130,17 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         ]))
     }
 
-    /// Reports the end, once, and lets the handle go. Called on the loop's thread, or on the caller's
-    /// for a transfer its loop never took.
-    func complete(with error: (any Error)?) {
+    /// Reports the end, once, after what libcurl measured of it, and lets the handle go. Called on the
+    /// loop's thread, or on the caller's for a transfer its loop never took.
+    func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
         guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
         release()
-        events.didComplete(error: error)
+        let events = events
+        let report: @Sendable () -> Void = {
+            if let metrics { events.didCollect(metrics) }
+            events.didComplete(error: error)
+        }
+        if let outlet { outlet.async(report) } else { report() }
     }
 
     /// What libcurl measured of the transfer of `easy`.
@@ -190,13 +211,31 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
     }
 
-    /// Hands body bytes to the engine; `false` when the transfer was cancelled meanwhile (libcurl
-    /// then stops it).
-    fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !flags.withLock({ $0.cancelled }) else { return false }
+    /// Hands body bytes to the engine: what the write callback returns, the count taken, 0 when the
+    /// transfer was cancelled meanwhile (libcurl then stops it), or `CURL_WRITEFUNC_PAUSE` when the
+    /// handler is behind (libcurl keeps the bytes until ``resumeReading()``).
+    fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !flags.withLock({ $0.cancelled }) else { return 0 }
+        guard outlet != nil || inlineBytes + bytes.count > Self.inlineBodyLimit else {
+            inlineBytes += bytes.count
+            idleDeadline = MonotonicTime.now(plus: timeout)
+            events.didReceive(Data(bytes))
+            return bytes.count
+        }
+        let outlet = outlet ?? CurlOutlet()
+        self.outlet = outlet
+        guard outlet.admit(bytes.count) else {
+            // Waiting for the handler, not for the server.
+            idleDeadline = .distantFuture
+            return Int(JZ_WRITEFUNC_PAUSE)
+        }
         idleDeadline = MonotonicTime.now(plus: timeout)
-        events.didReceive(Data(bytes))
-        return true
+        let data = Data(bytes)
+        outlet.async { [self] in
+            if !flags.withLock({ $0.cancelled }) { events.didReceive(data) }
+            if outlet.delivered(data.count) { loop.resume(self) }
+        }
+        return bytes.count
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -392,11 +431,8 @@ private let curlHeaderCallback: jz_data_callback = { data, size, count, context 
 }
 
 private let curlWriteCallback: jz_data_callback = { data, size, count, context in
-    let length = size * count
-    guard let transfer = curlTransfer(from: context),
-          transfer.receivedBody(UnsafeRawBufferPointer(start: data, count: length))
-    else { return 0 }
-    return length
+    guard let transfer = curlTransfer(from: context) else { return 0 }
+    return transfer.receivedBody(UnsafeRawBufferPointer(start: data, count: size * count))
 }
 
 private let curlReadCallback: jz_data_callback = { data, size, count, context in

@@ -17,8 +17,11 @@ import FoundationNetworking
 ///
 /// Each transport runs one thread with one `curl_multi` handle for all its transfers: the
 /// connections it keeps open are shared by the requests to the same host, at most
-/// ``HTTPSession/Configuration/httpMaximumConnectionsPerHost`` at a time. Response bytes reach the
-/// cycle's content handler on that thread, as they are read.
+/// ``HTTPSession/Configuration/httpMaximumConnectionsPerHost`` at a time. The head and the first
+/// 256 KiB of a body reach the cycle's content handler on that thread, as they are read; the rest of
+/// a larger body goes through a queue of the transfer's own, so that a slow handler holds up its own
+/// transfer only. When 1 MiB waits for the handler, the transfer is paused (libcurl stops reading
+/// it) until the handler has caught up: a large download stays flat in memory.
 ///
 /// When libcurl can't be loaded, every transfer fails with ``CurlLibraryError`` wrapped in
 /// `URLError(.cannotLoadFromNetwork)`; ``CurlLibrary/system`` says why.
