@@ -1,4 +1,7 @@
 // The system's libcurl, loaded at run time: see include/CJewzruxinCurl.h.
+#ifdef __linux__
+#define _GNU_SOURCE // memfd_create
+#endif
 
 #include "CJewzruxinCurl.h"
 
@@ -6,6 +9,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 // The parts of libcurl's types this file reads (include/curl/curl.h, multi.h).
 typedef int64_t jz_off_t;
@@ -209,6 +216,30 @@ void jz_curl_version(jz_curl_info *info) {
     if (data->age >= 7) info->zstd_version = data->zstd_version;
 }
 
+// MARK: Files in memory
+
+int jz_memory_file(const void *data, size_t length) {
+#ifdef __linux__
+    int fd = memfd_create("jewzruxin-ca-bundle", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    const char *bytes = data;
+    size_t written = 0;
+    while (written < length) {
+        ssize_t count = write(fd, bytes + written, length - written);
+        if (count <= 0) {
+            close(fd);
+            return -1;
+        }
+        written += (size_t)count;
+    }
+    return fd;
+#else
+    (void)data;
+    (void)length;
+    return -1;
+#endif
+}
+
 // MARK: Easy handles
 
 jz_easy *jz_easy_init(void) { return curl.easy_init(); }
@@ -225,13 +256,13 @@ int jz_easy_setopt_offset(jz_easy *easy, int option, int64_t value) {
     return curl.easy_setopt(easy, option, (jz_off_t)value);
 }
 
-int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length) {
-    // struct curl_blob; CURL_BLOB_COPY (1): libcurl keeps a copy.
+int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length, int copy) {
+    // struct curl_blob; CURL_BLOB_COPY (1): libcurl keeps a copy; CURL_BLOB_NOCOPY (0): the pointer.
     struct {
         void *data;
         size_t len;
         unsigned int flags;
-    } blob = {(void *)data, length, 1};
+    } blob = {(void *)data, length, copy ? 1u : 0u};
     return curl.easy_setopt(easy, option, &blob);
 }
 

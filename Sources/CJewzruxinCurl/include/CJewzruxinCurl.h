@@ -78,6 +78,12 @@ enum {
 
 jz_easy *jz_easy_init(void);
 void jz_easy_cleanup(jz_easy *easy);
+/// A file in memory holding `length` bytes of `data` (Linux's memfd_create, close-on-exec), readable
+/// as /proc/self/fd/N: its descriptor, or -1 where there is none. Not libcurl's: the CA bundle of a
+/// session with additional certificates goes to libcurl as such a path, since libcurl clones a blob
+/// option into every request's connection settings.
+int jz_memory_file(const void *data, size_t length);
+
 /// curl_easy_reset: the handle's options back to their defaults; its caches stay.
 void jz_easy_reset(jz_easy *easy);
 /// curl_easy_pause with JZ_PAUSE_* bits; on the thread that drives the handle.
@@ -91,8 +97,9 @@ int jz_easy_setopt_long(jz_easy *easy, int option, long value);
 int jz_easy_setopt_pointer(jz_easy *easy, int option, const void *value);
 /// curl_easy_setopt for a curl_off_t option. Returns a CURLcode.
 int jz_easy_setopt_offset(jz_easy *easy, int option, int64_t value);
-/// curl_easy_setopt for a blob option (libcurl copies the bytes). Returns a CURLcode.
-int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length);
+/// curl_easy_setopt for a blob option. With `copy`, libcurl copies the bytes; without, it keeps the
+/// pointer, and the bytes must outlive every use of the handle with this option. Returns a CURLcode.
+int jz_easy_setopt_blob(jz_easy *easy, int option, const void *data, size_t length, int copy);
 
 /// Callbacks, as libcurl calls them.
 typedef size_t (*jz_data_callback)(char *data, size_t size, size_t count, void *context);
@@ -168,6 +175,7 @@ enum {
     JZ_OPT_PINNEDPUBLICKEY = 10230,
     JZ_OPT_SSLCERT_BLOB = 40291,
     JZ_OPT_SSLKEY_BLOB = 40292,
+    JZ_OPT_CAINFO = 10065,
     JZ_OPT_CAINFO_BLOB = 40309,
 };
 

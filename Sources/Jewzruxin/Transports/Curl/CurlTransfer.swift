@@ -309,8 +309,14 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
                 NSLocalizedDescriptionKey: "The session's TLS settings can't be applied: \(problem).", NSURLErrorFailingURLErrorKey: url,
             ])
         }
-        if let bundle = tls.caBundle {
-            try set(easy, JZ_OPT_CAINFO_BLOB, blob: bundle)
+        switch tls.caBundle {
+        case .file(let file)?:
+            try set(easy, JZ_OPT_CAINFO, file.path)
+        case .bytes(let bundle)?:
+            // Not copied here: the settings keep the bytes while the transfer runs.
+            try check(jz_easy_setopt_blob(easy, Int32(JZ_OPT_CAINFO_BLOB), bundle.bytes.baseAddress, bundle.bytes.count, 0))
+        case nil:
+            break
         }
         if let pins = tls.pinnedPublicKeys {
             try set(easy, JZ_OPT_PINNEDPUBLICKEY, pins)
@@ -404,7 +410,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// A blob option: libcurl keeps a copy of the bytes.
     private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, blob: Data) throws {
-        try check(blob.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(option), $0.baseAddress, $0.count) })
+        try check(blob.withUnsafeBytes { jz_easy_setopt_blob(easy, Int32(option), $0.baseAddress, $0.count, 1) })
     }
 
     private func check(_ code: Int32) throws {

@@ -1,3 +1,4 @@
+import CJewzruxinCurl
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -150,7 +151,7 @@ extension CurlTransport {
     struct TLS: Sendable {
         /// The CA bundle to trust (the system's and the additional certificates), when there are
         /// additional ones.
-        var caBundle: Data?
+        var caBundle: Bundle?
         /// `CURLOPT_PINNEDPUBLICKEY`: `sha256//…;sha256//…`.
         var pinnedPublicKeys: String?
         var clientCertificate: Data?
@@ -177,7 +178,7 @@ extension CurlTransport {
                     bundle.append(UInt8(ascii: "\n"))
                     bundle.append(data)
                 }
-                caBundle = bundle
+                caBundle = MemoryFile(bundle).map(Bundle.file) ?? .bytes(Bytes(bundle))
             }
             if !settings.pinnedPublicKeys.isEmpty { pinnedPublicKeys = settings.pinnedPublicKeys.joined(separator: ";") }
             if let client = settings.clientCertificate {
@@ -190,6 +191,49 @@ extension CurlTransport {
             case .tls1_3?: minimumVersion = 7
             case nil: break
             }
+        }
+
+        /// A CA bundle as libcurl is given it. libcurl clones a blob option into the settings of every
+        /// request (some 200 KB copied and compared per request, for the system's bundle), a path not:
+        /// the bundle goes as the path of a file in memory where there are such files (Linux), else
+        /// as a blob.
+        enum Bundle: Sendable {
+            case file(MemoryFile)
+            case bytes(Bytes)
+        }
+
+        /// A file in memory, for the process's lifetime of this object: `/proc/self/fd/N`.
+        final class MemoryFile: Sendable {
+            let descriptor: Int32
+            let path: String
+
+            init?(_ data: Data) {
+                let descriptor = data.withUnsafeBytes { jz_memory_file($0.baseAddress, $0.count) }
+                guard descriptor >= 0 else { return nil }
+                let path = "/proc/self/fd/\(descriptor)"
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    close(descriptor)
+                    return nil
+                }
+                self.descriptor = descriptor
+                self.path = path
+            }
+
+            deinit { close(descriptor) }
+        }
+
+        /// Bytes at an address that stays the same while a transfer may use them: libcurl keeps the
+        /// address of a blob it doesn't copy.
+        final class Bytes: Sendable {
+            nonisolated(unsafe) let bytes: UnsafeRawBufferPointer
+
+            init(_ data: Data) {
+                let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 1)
+                _ = data.copyBytes(to: storage.bindMemory(to: UInt8.self))
+                bytes = UnsafeRawBufferPointer(storage)
+            }
+
+            deinit { bytes.deallocate() }
         }
 
         private mutating func read(_ pem: HTTPSession.TLSSettings.PEM, _ role: String) -> Data? {
