@@ -11,6 +11,8 @@ let package = Package(
         .package(path: ".."),
         // The throughput section's reference client; the library itself depends on nothing.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Its TLS settings, to trust the https server's certificate.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -22,6 +24,7 @@ let package = Package(
                 // The fluent `WebService` chains the throughput section measures.
                 .product(name: "JewzruxinFluent", package: rootFolder.lastPathComponent),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
     ],

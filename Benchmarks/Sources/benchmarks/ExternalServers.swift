@@ -90,9 +90,13 @@ final class NginxServer {
     let directory: URL
     let port: Int
     let version: String
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// The self-signed certificate served over TLS (CN=localhost, for 127.0.0.1), to trust.
+    let certificateFile: URL?
+    var baseURL: String { (certificateFile == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
 
-    init(executable: String) throws {
+    /// - Parameter tls: Serve https (HTTP/2 offered by ALPN, HTTP/1.1 otherwise) with a new
+    ///   self-signed ECDSA P-256 certificate, made with `openssl`.
+    init(executable: String, tls: Bool = false) throws {
         version = (try? ExternalTools.run(executable, ["-v"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "nginx"
         // Temporary paths only for the modules this build has (nginx -V lists the ones left out).
         let build = (try? ExternalTools.run(executable, ["-V"]).output) ?? ""
@@ -106,6 +110,26 @@ final class NginxServer {
         guard let port = ExternalTools.freePort() else { throw BenchmarkError(description: "no free port on 127.0.0.1") }
         self.port = port
         let dir = directory.path
+        var listen = "listen 127.0.0.1:\(port);"
+        if tls {
+            let certificate = directory.appendingPathComponent("cert.pem")
+            let key = directory.appendingPathComponent("key.pem")
+            let made = try ExternalTools.run("/usr/bin/env", [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-keyout", key.path, "-out", certificate.path,
+            ])
+            guard made.status == 0 else { throw BenchmarkError(description: "openssl couldn't make a certificate: \(made.output)") }
+            certificateFile = certificate
+            listen = """
+                listen 127.0.0.1:\(port) ssl http2;
+                            ssl_certificate \(certificate.path);
+                            ssl_certificate_key \(key.path);
+                            ssl_session_cache shared:SSL:1m;
+                """
+        } else {
+            certificateFile = nil
+        }
         var temporaryPaths = "        client_body_temp_path \(dir)/client_body;\n"
         for (module, directive) in [("proxy", "proxy"), ("fastcgi", "fastcgi"), ("uwsgi", "uwsgi"), ("scgi", "scgi")]
         where !build.contains("--without-http_\(module)_module") {
@@ -138,7 +162,7 @@ final class NginxServer {
                 keepalive_timeout 75s;
                 keepalive_requests 1000000;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     root \(root.path);
                     location / {
                         add_header Last-Modified "";

@@ -75,8 +75,11 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
-            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl,
+            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl, serviceJSONURLSession,
         ]
+
+        /// The clients measured over https: native has no TLS (its session sends https to URLSession).
+        static let https: [Client] = [urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, asyncHTTPClient]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
         static let urlsession = Client("urlsession", "URLSession dataTask (baseline)", .baseline, main: true,
@@ -119,6 +122,10 @@ enum ThroughputBenchmark {
         static let serviceJSONCurl = Client("ws-json-curl", "WebService.GET.responseJSON, curl", .library, main: true,
                                             makeRunner: serviceRunner(.json, session: curlSession))
 
+        /// `WebService.GET(path).responseJSON` on the URLSession transport.
+        static let serviceJSONURLSession = Client("ws-json-urlsession", "WebService.GET.responseJSON, URLSession", .library, main: true,
+                                                  makeRunner: serviceRunner(.json, session: urlSessionTransportSession))
+
         static func == (lhs: Client, rhs: Client) -> Bool { lhs.rawValue == rhs.rawValue }
         func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
         var description: String { rawValue }
@@ -137,37 +144,70 @@ enum ThroughputBenchmark {
         }
     }
 
-    /// Issue 10's targets for `WebService.GET.responseJSON` on the native transport, as ratios to
-    /// AsyncHTTPClient's run of the same round: throughput ≥ 2× sequential and ≥ 1.3× at 32 in
-    /// flight, CPU per request ≤ 0.5×.
-    static let nativeRateTargets = [1: 2.0, 32: 1.3]
-    static let nativeMaximumCPURatio = 0.5
+    /// A library row judged against AsyncHTTPClient's run of the same round: throughput at least
+    /// `rates[inFlight]` times, CPU per request at most `cpu` times.
+    struct PeerTarget {
+        var client: Client
+        var issue: String
+        var rates: [Int: Double]
+        var cpu: Double
+    }
 
-    /// Prints and records issue 10's comparison: the native row against AsyncHTTPClient, round by round.
-    static func reportNativeAgainstAsyncHTTPClient(runs: [ThroughputResult], server: String, counted: Bool) {
+    /// Issue 10's targets for `WebService.GET.responseJSON` on the native transport (≥ 2× sequential,
+    /// ≥ 1.3× at 32 in flight, CPU ≤ 0.5×), and issue 19's for the curl transport over https (≥ 1.8×,
+    /// ≥ 1.3×, CPU ≤ 0.5×).
+    static let nativeTarget = PeerTarget(client: .serviceJSONNative, issue: "issue 10", rates: [1: 2.0, 32: 1.3], cpu: 0.5)
+    static let curlHTTPSTarget = PeerTarget(client: .serviceJSONCurl, issue: "issue 19", rates: [1: 1.8, 32: 1.3], cpu: 0.5)
+
+    /// Prints and records a comparison of `target`'s client against AsyncHTTPClient, round by round.
+    static func reportAgainstAsyncHTTPClient(_ target: PeerTarget, runs: [ThroughputResult], server: String, counted: Bool) {
         print("")
-        print("Native transport against AsyncHTTPClient (issue 10), \(server): medians of each round's ratio")
+        print("\(target.client.label) against AsyncHTTPClient (\(target.issue)), \(server): medians of each round's ratio")
         for inFlight in modes {
             var rates: [Double] = [], cpus: [Double] = []
-            for native in runs where native.inFlight == inFlight && native.client == Client.serviceJSONNative.rawValue {
+            for row in runs where row.inFlight == inFlight && row.client == target.client.rawValue {
                 guard let peer = runs.first(where: {
-                    $0.inFlight == inFlight && $0.client == Client.asyncHTTPClient.rawValue && $0.round == native.round
-                }), let rate = native.requestsPerSecond, let peerRate = peer.requestsPerSecond else { continue }
+                    $0.inFlight == inFlight && $0.client == Client.asyncHTTPClient.rawValue && $0.round == row.round
+                }), let rate = row.requestsPerSecond, let peerRate = peer.requestsPerSecond else { continue }
                 rates.append(rate / peerRate)
-                cpus.append(native.cpuSecondsPer1000 / peer.cpuSecondsPer1000)
+                cpus.append(row.cpuSecondsPer1000 / peer.cpuSecondsPer1000)
             }
             guard let rate = ContentBenchmark.median(rates), let cpu = ContentBenchmark.median(cpus) else { continue }
-            let rateTarget = nativeRateTargets[inFlight] ?? 1
-            let met = rate >= rateTarget && cpu <= nativeMaximumCPURatio
+            let rateTarget = target.rates[inFlight] ?? 1
+            let met = rate >= rateTarget && cpu <= target.cpu
             let mode = inFlight == 1 ? "sequential" : "\(inFlight) in flight"
             print(String(format: "  %@: req/s %.2fx (target ≥ %.1fx), CPU %.2fx (target ≤ %.1fx): %@",
-                         mode, rate, rateTarget, cpu, nativeMaximumCPURatio, met ? "PASS" : "FAIL"))
+                         mode, rate, rateTarget, cpu, target.cpu, met ? "PASS" : "FAIL"))
             Results.shared.add(SummaryEntry(
-                section: "throughput", name: "responseJSON native vs AsyncHTTPClient, \(mode), \(server)",
+                section: "throughput", name: "\(target.client.label) vs AsyncHTTPClient, \(mode), \(server)",
                 value: String(format: "%.2fx req/s · %.2fx CPU", rate, cpu), ratio: String(format: "%.2fx · %.2fx", rate, cpu),
                 baseline: Client.asyncHTTPClient.label,
-                target: String(format: "≥ %.1fx · ≤ %.1fx", rateTarget, nativeMaximumCPURatio), met: met,
+                target: String(format: "≥ %.1fx · ≤ %.1fx", rateTarget, target.cpu), met: met,
                 note: nil, counts: counted))
+        }
+    }
+
+    /// Prints the curl transport's `responseJSON` against the native transport's, round by round
+    /// (issue 19: within 10% over http).
+    static func reportCurlAgainstNative(runs: [ThroughputResult], server: String) {
+        print("")
+        print("WebService.GET.responseJSON, curl against native (issue 19: ≥ 0.9x), \(server): medians of each round's ratio")
+        for inFlight in modes {
+            var rates: [Double] = [], cpus: [Double] = []
+            for row in runs where row.inFlight == inFlight && row.client == Client.serviceJSONCurl.rawValue {
+                guard let native = runs.first(where: {
+                    $0.inFlight == inFlight && $0.client == Client.serviceJSONNative.rawValue && $0.round == row.round
+                }), let rate = row.requestsPerSecond, let nativeRate = native.requestsPerSecond else { continue }
+                rates.append(rate / nativeRate)
+                cpus.append(row.cpuSecondsPer1000 / native.cpuSecondsPer1000)
+            }
+            guard let rate = ContentBenchmark.median(rates), let cpu = ContentBenchmark.median(cpus) else { continue }
+            let mode = inFlight == 1 ? "sequential" : "\(inFlight) in flight"
+            print(String(format: "  %@: req/s %.2fx, CPU %.2fx: %@", mode, rate, cpu, rate >= 0.9 ? "PASS" : "FAIL"))
+            Results.shared.add(SummaryEntry(
+                section: "throughput", name: "responseJSON curl vs native, \(mode), \(server)",
+                value: String(format: "%.2fx req/s · %.2fx CPU", rate, cpu), ratio: String(format: "%.2fx · %.2fx", rate, cpu),
+                baseline: Client.serviceJSONNative.label, target: "≥ 0.9x", met: rate >= 0.9, note: nil, counts: false))
         }
     }
 
@@ -228,6 +268,29 @@ enum ThroughputBenchmark {
             print("nginx didn't start: \(error)")
             Results.shared.note("throughput against nginx: nginx didn't start: \(error)")
         }
+        do {
+            let server = try NginxServer(executable: nginx, tls: true)
+            defer { server.stop() }
+            let trust = server.certificateFile?.path ?? ""
+            var environment = ["BENCH_CA_FILE": trust]
+            let bundle = server.directory.appendingPathComponent("bundle.pem")
+            if getuid() == 0, let system = FileManager.default.contents(atPath: systemBundle),
+               let certificate = server.certificateFile.flatMap({ FileManager.default.contents(atPath: $0.path) }),
+               (try? (system + Data("\n".utf8) + certificate).write(to: bundle)) != nil {
+                environment["BENCH_SYSTEM_BUNDLE"] = bundle.path
+            } else {
+                print("")
+                print("note: not root, so URLSession can't be made to trust the test certificate (L12): its https rows fail.")
+            }
+            var report = measure(
+                server: "nginx https", baseURL: server.baseURL, counts: nil, clients: Client.https,
+                rounds: min(rounds, nginxRounds), requests: requests, warmUp: warmUp, counted: false, environment: environment)
+            report.serverVersion = server.version
+            Results.shared.record("throughput", report)
+        } catch {
+            print("nginx with TLS didn't start: \(error)")
+            Results.shared.note("throughput against nginx over https: nginx didn't start: \(error)")
+        }
         return passed
     }
 
@@ -238,7 +301,7 @@ enum ThroughputBenchmark {
     ///   - counted: Whether the acceptance row's verdict counts (sets the exit status).
     static func measure(
         server: String, baseURL: String, counts: (() -> (connections: Int, requests: Int)?)?, clients: [Client], rounds: Int,
-        requests: Int, warmUp: Int, counted: Bool
+        requests: Int, warmUp: Int, counted: Bool, environment: [String: String] = [:]
     ) -> Report {
         print("")
         print("Throughput against \(server): \(requests) GETs of \(path) (\(Model.body.count) B of JSON) from another process, after \(warmUp) to warm up;")
@@ -255,7 +318,7 @@ enum ThroughputBenchmark {
                     do {
                         var result = try launchChild([
                             "--throughput-child", client.rawValue, String(inFlight), baseURL, String(requests), String(warmUp),
-                        ])
+                        ], environment: environment)
                         result.round = round
                         result.loadAverage = load
                         if let before, let after = counts?() {
@@ -340,7 +403,12 @@ enum ThroughputBenchmark {
                 met: judged ? row.passed : nil, note: row.missed.isEmpty ? nil : row.missed.joined(separator: ", "),
                 counts: counted && row.role == .acceptance))
         }
-        reportNativeAgainstAsyncHTTPClient(runs: runs, server: server, counted: counted)
+        if clients.contains(Client.serviceJSONNative) {
+            reportAgainstAsyncHTTPClient(nativeTarget, runs: runs, server: server, counted: counted)
+            reportCurlAgainstNative(runs: runs, server: server)
+        } else {
+            reportAgainstAsyncHTTPClient(curlHTTPSTarget, runs: runs, server: server, counted: counted)
+        }
         return Report(
             server: server, date: ISO8601DateFormatter().string(from: Date()), machine: machine,
             command: CommandLine.arguments.joined(separator: " "), baseURL: baseURL, path: path, bodyBytes: Model.body.count,
@@ -384,10 +452,24 @@ enum ThroughputBenchmark {
     // MARK: Children
 
     /// Runs this executable with `arguments` and decodes the JSON line it prints last.
-    static func launchChild(_ arguments: [String]) throws -> ThroughputResult {
+    /// The CA bundle FoundationNetworking's libcurl reads on Debian and Ubuntu.
+    static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
+
+    static func launchChild(_ arguments: [String], environment: [String: String] = [:]) throws -> ThroughputResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ContentBenchmark.executable)
         process.arguments = arguments
+        if let bundle = environment["BENCH_SYSTEM_BUNDLE"] {
+            // FoundationNetworking can't be told which certificates to trust (L12): the child runs in
+            // a mount namespace of its own, where the system's bundle has the test CA too. Root only.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.arguments = [
+                "-m", "sh", "-c", "mount --bind \"$0\" \(systemBundle) && exec \"$@\"", bundle, ContentBenchmark.executable,
+            ] + arguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOSSL
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -231,9 +232,18 @@ extension ThroughputBenchmark {
     }
 
     /// AsyncHTTPClient: `HTTPClient.shared.execute(_:timeout:)`, then the body collected.
+    /// `HTTPClient.shared`, or a client trusting ``trustedCAFile`` (HTTP/2 where the server offers it,
+    /// as by default).
+    static let asyncHTTPClient: HTTPClient = {
+        guard let file = trustedCAFile else { return HTTPClient.shared }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(file)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+    }()
+
     @Sendable static func asyncHTTPClientRunner(base: String) -> Runner {
         let urlString = base + path
-        let client = HTTPClient.shared
+        let client = asyncHTTPClient
         return { finished in
             // A Swift task per request, as an async caller has; detached: top-level code is
             // on the main actor, which nothing services here.
@@ -254,17 +264,38 @@ extension ThroughputBenchmark {
 
     /// The library's session as an app would make it, with handlers on a serial queue of its own.
     @Sendable static func librarySession() -> HTTPSession {
-        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"))
+        HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"))
     }
 
     /// The same on the native transport.
     @Sendable static func nativeSession() -> HTTPSession {
-        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .native)
+        HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .native)
     }
 
     /// The same on the curl transport.
     @Sendable static func curlSession() -> HTTPSession {
-        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl)
+        HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl)
+    }
+
+    /// The same on the URLSession transport.
+    /// (Without TLS settings, which URLSession can't apply: it trusts the test CA through the system
+    /// bundle of the child's mount namespace, see `launchChild`.)
+    @Sendable static func urlSessionTransportSession() -> HTTPSession {
+        HTTPSession(configuration: configuration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .urlSession)
+    }
+
+    /// The CA certificate of an https server the children measure (`BENCH_CA_FILE`): the library's
+    /// sessions and AsyncHTTPClient trust it through their settings; URLSession can't be told (L12)
+    /// and finds it in the system bundle of the child's own mount namespace (`launchChild`).
+    static var trustedCAFile: String? { ProcessInfo.processInfo.environment["BENCH_CA_FILE"] }
+
+    /// ``configuration`` for the library, trusting ``trustedCAFile``.
+    static var libraryConfiguration: HTTPSession.Configuration {
+        var settings = HTTPSession.Configuration(configuration)
+        if let file = trustedCAFile {
+            settings.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: file))]
+        }
+        return settings
     }
 }
 
