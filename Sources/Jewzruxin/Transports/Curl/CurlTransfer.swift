@@ -43,6 +43,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private(set) var idleDeadline = MonotonicTime.distantFuture
     /// An error a callback met, reported instead of libcurl's code.
     private var callbackError: (any Error)?
+    /// The response's content codings, decoded as the body arrives.
+    private var decoding = CurlBodyDecoding()
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, loop: CurlLoop) {
@@ -102,6 +104,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
             ]))
+        } else if let failure = decoding.finish() {
+            complete(with: failure)
         } else {
             complete(with: nil)
         }
@@ -186,6 +190,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
         settings.shared.cookies?.store(ended.setCookies, for: request.core)
+        decoding.start(ended.fields, url: url)
         events.didReceive(HTTPResponseHead(
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
     }
@@ -195,8 +200,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !flags.withLock({ $0.cancelled }) else { return false }
         idleDeadline = MonotonicTime.now(plus: timeout)
-        events.didReceive(Data(bytes))
-        return true
+        let delivered = decoding.decode(bytes) { piece in
+            events.didReceive(Data(piece))
+            // A body that decodes to much more than it is stops between pieces when cancelled.
+            return !flags.withLock { $0.cancelled }
+        }
+        if !delivered, let failure = decoding.failure { callbackError = failure }
+        return delivered
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -237,6 +247,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(timeout, 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport.
         try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
+        // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
+        try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
         try configureTLS(easy)
         try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
@@ -325,13 +337,12 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             names.insert(lowered)
             lines.append(Self.line(name, value))
         }
-        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
-            // libcurl then sends them and decodes what comes back.
-            try set(easy, JZ_OPT_ACCEPT_ENCODING, encodings)
-        }
         for (name, value) in settings.shared.additionalHeaders where !names.contains(name.lowercased()) {
             names.insert(name.lowercased())
             lines.append(Self.line(name, value))
+        }
+        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
+            lines.append(Self.line("Accept-Encoding", encodings))
         }
         if !names.contains("cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
         if !names.contains("user-agent") { lines.append("User-Agent: Jewzruxin") }
