@@ -23,8 +23,9 @@ let package = Package(
         // The lock and the other low-level pieces the client and the sandbox share; not a product:
         // its API is `package`-level.
         .target(name: "JewzruxinPrimitives"),
-        // The system's libcurl for the curl transport, opened with dlopen at run time: no curl
-        // header to build, no library to link. Only `Transports/Curl` imports it.
+        // The system's libcurl for the curl transport, and the zlib, brotli and zstd it links for
+        // the transport's own decoding, opened with dlopen at run time: no header to build, no
+        // library to link. Only `Transports/Curl` imports it.
         .target(name: "CJewzruxinCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
         .target(

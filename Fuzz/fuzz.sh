@@ -66,7 +66,14 @@ build_c_module() {
     newest="$(find "$dir" -name '*.[ch]' -newer "$obj" 2>/dev/null | head -1)"
     if [[ -f "$obj" && -z "$newest" ]]; then return 0; fi
     echo "fuzz.sh: compiling $name" >&2
-    "${CLANG:-$(dirname "$SWIFTC")/clang}" -fsanitize="${SANITIZERS/fuzzer/fuzzer-no-link}" -O1 -g -I "$dir/include" -c "$dir/$name.c" -o "$obj"
+    local clang="${CLANG:-$(dirname "$SWIFTC")/clang}" objects=() source part
+    for source in "$dir"/*.c; do
+        part="$OUT/lib/$name-$(basename "$source" .c).o"
+        "$clang" -fsanitize="${SANITIZERS/fuzzer/fuzzer-no-link}" -O1 -g -I "$dir/include" -c "$source" -o "$part" || return 1
+        objects+=("$part")
+    done
+    # One object for the module (libcurl's functions and the decoders'), whatever its C files.
+    "$clang" -r "${objects[@]}" -o "$obj"
 }
 
 build_c_module CJewzruxinCurl "$ROOT/Sources/CJewzruxinCurl" || { echo "fuzz.sh: building CJewzruxinCurl failed" >&2; exit 1; }

@@ -19,6 +19,10 @@ import Foundation
 // | /fault/redirect-loop/a, /b   | key, code (302)                   | a → b → a → … (query kept)                         |
 // | /fault/redirect-chain/N      | key, code (302)                   | N → N−1 → … → 0, which answers 200 `end of chain`  |
 // | /fault/truncated-gzip        | n (4096), cut (half)              | gzip of n pattern bytes minus its last `cut` bytes |
+// | /fault/corrupt-gzip          | n (4096), part (crc)              | gzip of n pattern bytes with its `crc`, `size` or  |
+// |                              |                                   | first stored `block`'s length check wrong          |
+// | /fault/truncated-deflate     | n (4096), cut (half), raw (0)     | deflate (zlib; raw=1: raw deflate) of n pattern    |
+// |                              |                                   | bytes minus its last `cut` bytes                   |
 // | /fault/large                 | n (1048576), chunked (0), chunk   | n pattern bytes (as /bytes/n)                      |
 // | /fault/chunked-trailer       |                                   | a valid chunked `hello` with a trailer field (RFC  |
 // |                              |                                   | 9112 §7.1.2), then closes; FoundationNetworking    |
@@ -62,6 +66,8 @@ extension Sandbox {
             try redirectChain(request, counters: counters)
         })
         core.addRoute("/fault/truncated-gzip", guarded(truncatedGzip))
+        core.addRoute("/fault/corrupt-gzip", guarded(corruptGzip))
+        core.addRoute("/fault/truncated-deflate", guarded(truncatedDeflate))
         core.addRoute("/fault/large", guarded(large))
     }
 
@@ -166,6 +172,31 @@ extension Sandbox {
         return response
     }
 
+    static func corruptGzip(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
+        var gzip = Gzip.stored(SandboxBody.expectedPattern(count: Int(count)))
+        switch request.queryValue("part") ?? "crc" {
+        case "crc": gzip[gzip.count - 8] ^= 0xFF
+        case "size": gzip[gzip.count - 4] ^= 0xFF
+        // NLEN, which must be LEN's complement, of the block after the 10-byte header.
+        case "block": gzip[Gzip.headerSize + 3] ^= 0xFF
+        default: throw ParameterError("part must be crc, size or block")
+        }
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(gzip))
+        response.headers.add("Content-Encoding", "gzip")
+        return response
+    }
+
+    static func truncatedDeflate(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
+        let pattern = SandboxBody.expectedPattern(count: Int(count))
+        let deflate = try flag(request, "raw") ? Gzip.storedBlocks(pattern) : Gzip.zlib(pattern)
+        let cut = Int(try integer(request, "cut", default: Int64(deflate.count / 2), in: 0...Int64(deflate.count)))
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(deflate.prefix(deflate.count - cut)))
+        response.headers.add("Content-Encoding", "deflate")
+        return response
+    }
+
     static func large(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
         let count = try integer(request, "n", default: 1 << 20, in: 0...maximumGeneratedBytes)
         var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: count))
@@ -176,11 +207,34 @@ extension Sandbox {
     }
 }
 
-/// Builds gzip streams (RFC 1952) without compressing: the deflate data is stored blocks.
+/// Builds gzip streams (RFC 1952) and zlib streams (RFC 1950) without compressing: the deflate data
+/// is stored blocks.
 enum Gzip {
+    /// The size of the gzip header ``stored(_:)`` writes.
+    static let headerSize = 10
+
     /// `data` as a complete gzip member: header, stored deflate blocks, CRC-32 and size.
     static func stored(_ data: Data) -> Data {
+        let bytes = [UInt8](data)
         var output = Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF])
+        output.append(storedBlocks(data))
+        output.append(contentsOf: littleEndian(crc32(bytes)))
+        output.append(contentsOf: littleEndian(UInt32(truncatingIfNeeded: bytes.count)))
+        return output
+    }
+
+    /// `data` as a zlib stream: header (deflate, 32 KiB window, no dictionary), stored deflate
+    /// blocks, Adler-32 big-endian.
+    static func zlib(_ data: Data) -> Data {
+        var output = Data([0x78, 0x01])
+        output.append(storedBlocks(data))
+        output.append(contentsOf: withUnsafeBytes(of: adler32([UInt8](data)).bigEndian) { Array($0) })
+        return output
+    }
+
+    /// `data` as raw deflate: stored blocks of at most 65,535 bytes, the last one final.
+    static func storedBlocks(_ data: Data) -> Data {
+        var output = Data()
         let bytes = [UInt8](data)
         var offset = 0
         repeat {
@@ -192,9 +246,18 @@ enum Gzip {
             output.append(contentsOf: bytes[offset..<(offset + length)])
             offset += length
         } while offset < bytes.count
-        output.append(contentsOf: littleEndian(crc32(bytes)))
-        output.append(contentsOf: littleEndian(UInt32(truncatingIfNeeded: bytes.count)))
         return output
+    }
+
+    /// The Adler-32 check value zlib uses.
+    static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return b << 16 | a
     }
 
     /// The CRC-32 (IEEE 802.3, reflected) gzip uses.

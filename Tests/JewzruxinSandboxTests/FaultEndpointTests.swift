@@ -208,6 +208,43 @@ struct FaultEndpointTests {
         }
     }
 
+    @Test("corrupt-gzip: a complete gzip stream with its CRC-32, size or first block's length check wrong", arguments: [
+        ("", -8), ("&part=crc", -8), ("&part=size", -4), ("&part=block", 13),
+    ] as [(String, Int)])
+    func corruptGzip(query: String, flipped: Int) async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let response = try TestSupport.raw(sandbox, TestSupport.getRequest("/fault/corrupt-gzip?n=1000" + query))
+            var expected = Gzip.stored(SandboxBody.expectedPattern(count: 1000))
+            expected[flipped < 0 ? expected.count + flipped : flipped] ^= 0xFF
+            #expect(response.status == 200)
+            #expect(response.header("Content-Encoding") == "gzip")
+            #expect(response.body == expected)
+        }
+    }
+
+    @Test("truncated-deflate: a zlib stream, or raw deflate, of pattern bytes missing its last `cut` bytes", arguments: [
+        ("?n=1000", 1000, false, nil), ("?n=100&cut=0", 100, false, 0), ("?n=70000&cut=5&raw=1", 70000, true, 5),
+    ] as [(String, Int, Bool, Int?)])
+    func truncatedDeflate(query: String, count: Int, raw: Bool, cut: Int?) async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let response = try TestSupport.raw(sandbox, TestSupport.getRequest("/fault/truncated-deflate" + query))
+            let pattern = SandboxBody.expectedPattern(count: count)
+            let complete = raw ? Gzip.storedBlocks(pattern) : Gzip.zlib(pattern)
+            let kept = complete.count - (cut ?? complete.count / 2)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Encoding") == "deflate")
+            #expect(response.body == complete.prefix(kept))
+        }
+    }
+
+    @Test("the zlib writer makes valid streams: header, stored blocks, Adler-32 big-endian")
+    func zlibFormat() {
+        #expect(Gzip.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
+        let expected: [UInt8] = [0x78, 0x01, 1, 5, 0, 0xFA, 0xFF] + Array("hello".utf8) + [0x06, 0x2C, 0x02, 0x15]
+        #expect([UInt8](Gzip.zlib(Data("hello".utf8))) == expected)
+        #expect([UInt8](Gzip.storedBlocks(Data("hello".utf8))) == Array(expected[2..<12]))
+    }
+
     @Test("the gzip writer makes valid members: CRC-32 check value, stored blocks, trailer")
     func gzipFormat() {
         #expect(Gzip.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
@@ -236,7 +273,8 @@ struct FaultEndpointTests {
         "/fault/close-mid-body?length=10&sent=10", "/fault/close-mid-body?length=0", "/fault/reset?sent=100000",
         "/fault/stall?seconds=-1", "/fault/slow-body?interval_ms=x", "/fault/retry-after?n=-1&key=bad",
         "/fault/redirect-chain/x", "/fault/redirect-chain/2?code=200&key=bad", "/fault/truncated-gzip?cut=999999",
-        "/fault/large?chunked=maybe",
+        "/fault/large?chunked=maybe", "/fault/corrupt-gzip?part=header", "/fault/truncated-deflate?raw=maybe",
+        "/fault/truncated-deflate?cut=999999",
     ])
     func invalid(target: String) async throws {
         try await Sandbox.withSandbox { sandbox in

@@ -6,7 +6,8 @@
 // jz_curl_load() runs. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic,
 // which Swift can't call: each is wrapped here in typed, non-variadic functions.
 //
-// Every wrapper expects jz_curl_load() to have succeeded once before.
+// Every wrapper expects jz_curl_load() to have succeeded once before, but those of the content
+// decoders (CJewzruxinDecoders.c), which load their own libraries.
 
 #ifndef CJEWZRUXIN_CURL_H
 #define CJEWZRUXIN_CURL_H
@@ -141,6 +142,67 @@ int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result);
 jz_slist *jz_slist_append(jz_slist *list, const char *line);
 void jz_slist_free(jz_slist *list);
 
+// MARK: Content decoding
+//
+// The libraries libcurl itself decodes with, opened the same way: zlib (libz.so.1), and brotli
+// (libbrotlidec.so.1) and zstd (libzstd.so.1) when they are there. The curl transport turns
+// libcurl's decoding off and decodes with these, so that a truncated or corrupt body is an error.
+// Each library's streams have the same shape: create, decode step by step, destroy.
+
+/// The libraries jz_decoders_load() found (bits of its result).
+enum {
+    JZ_DECODER_ZLIB = 1 << 0,
+    JZ_DECODER_BROTLI = 1 << 1,
+    JZ_DECODER_ZSTD = 1 << 2,
+};
+
+/// Opens the decompression libraries that are there, once: later calls return what the first
+/// found. Safe to call from several threads. Returns the JZ_DECODER_* bits of those loaded.
+int jz_decoders_load(void);
+
+/// The version of a loaded library (`decoder` is one JZ_DECODER_* bit): "1.2.13", or "unknown"
+/// when it doesn't say; NULL when it isn't loaded.
+const char *jz_decoder_version(int decoder);
+
+/// What a decoding step ended with.
+enum {
+    /// It went as far as the input and the room for output let it; the stream goes on.
+    JZ_DECODE_OK = 0,
+    /// The stream (a zstd frame) ended; the bytes after it, if any, were not consumed.
+    JZ_DECODE_END = 1,
+    /// The data is corrupt, or the library failed: `message` says why.
+    JZ_DECODE_ERROR = 2,
+};
+
+/// A stream of one library, opaque.
+typedef void jz_zlib_stream;
+typedef void jz_brotli_stream;
+typedef void jz_zstd_stream;
+
+/// A zlib inflate stream; `window_bits` as inflateInit2's: 15 for zlib, -15 for raw deflate,
+/// 47 for gzip or zlib. NULL when zlib isn't loaded or the stream can't be made.
+jz_zlib_stream *jz_zlib_create(int window_bits);
+/// Decodes from `input` into `output`: sets how many bytes of each were used, and `message` on an
+/// error. Returns a JZ_DECODE_* value.
+int jz_zlib_decode(jz_zlib_stream *stream, const void *input, size_t input_size, size_t *input_used,
+                   void *output, size_t output_size, size_t *output_used, const char **message);
+void jz_zlib_destroy(jz_zlib_stream *stream);
+
+/// A brotli decoder; NULL when brotli isn't loaded or the decoder can't be made.
+jz_brotli_stream *jz_brotli_create(void);
+/// As jz_zlib_decode; JZ_DECODE_END once the brotli stream ended.
+int jz_brotli_decode(jz_brotli_stream *stream, const void *input, size_t input_size, size_t *input_used,
+                     void *output, size_t output_size, size_t *output_used, const char **message);
+void jz_brotli_destroy(jz_brotli_stream *stream);
+
+/// A zstd decompression stream; NULL when zstd isn't loaded or the stream can't be made.
+jz_zstd_stream *jz_zstd_create(void);
+/// As jz_zlib_decode; JZ_DECODE_END when a frame ended and all its output was given (another
+/// frame may follow).
+int jz_zstd_decode(jz_zstd_stream *stream, const void *input, size_t input_size, size_t *input_used,
+                   void *output, size_t output_size, size_t *output_used, const char **message);
+void jz_zstd_destroy(jz_zstd_stream *stream);
+
 // MARK: Numbers of include/curl/curl.h and multi.h
 
 enum {
@@ -166,9 +228,9 @@ enum {
     JZ_OPT_SSLCERTTYPE = 10086,
     JZ_OPT_SSLKEYTYPE = 10088,
     JZ_OPT_NOSIGNAL = 99,
-    JZ_OPT_ACCEPT_ENCODING = 10102,
     JZ_OPT_INFILESIZE_LARGE = 30115,
     JZ_OPT_CONNECTTIMEOUT_MS = 156,
+    JZ_OPT_HTTP_CONTENT_DECODING = 158,
     JZ_OPT_SEEKFUNCTION = 20167,
     JZ_OPT_SEEKDATA = 10168,
     JZ_OPT_NOPROXY = 10177,

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// the library and its features, response heads line by line, result codes.
 @Suite("Curl transport: the library, heads and errors")
 struct CurlTransportTests {
-    @Test("the system's libcurl loads at run time, new enough, with TLS; it names what it decodes")
+    @Test("the system's libcurl loads at run time, new enough, with TLS; the transport names what it decodes")
     func libraryLoads() throws {
         let curl = try CurlLibrary.system.get()
         #expect(CurlLibrary.candidateNames.contains(curl.name))
@@ -20,11 +20,13 @@ struct CurlTransportTests {
         // FoundationNetworking's libcurl serves https.
         #expect(curl.features.contains(.ssl))
         #expect(curl.sslVersion != nil)
-        if curl.features.contains(.libz) {
-            #expect(curl.acceptedEncodings?.contains("gzip") == true)
-            #expect(curl.libzVersion != nil)
-        }
-        #expect(curl.features.contains(.brotli) == (curl.acceptedEncodings?.contains("br") == true))
+        if curl.features.contains(.libz) { #expect(curl.libzVersion != nil) }
+        // It asks for what the transport decodes with the libraries loaded beside libcurl.
+        let decoders = curl.contentDecoders
+        #expect(decoders.zlibVersion != nil)
+        #expect(curl.acceptedEncodings?.hasSuffix("gzip, deflate") == true)
+        #expect((decoders.brotliVersion != nil) == (curl.acceptedEncodings?.contains("br") == true))
+        #expect((decoders.zstdVersion != nil) == (curl.acceptedEncodings?.contains("zstd") == true))
     }
 
     @Test("a library that isn't there, or isn't libcurl, is refused with the reason")

@@ -64,11 +64,11 @@ public struct CurlLibrary: Sendable {
     public let features: Features
     /// Its TLS library and version (`OpenSSL/3.0.11`), `nil` without TLS.
     public let sslVersion: String?
-    /// Its zlib version, `nil` without.
+    /// The zlib version it was built with, `nil` without.
     public let libzVersion: String?
-    /// Its brotli version, `nil` without.
+    /// The brotli version it was built with, `nil` without.
     public let brotliVersion: String?
-    /// Its zstd version, `nil` without.
+    /// The zstd version it was built with, `nil` without.
     public let zstdVersion: String?
     /// Its nghttp2 version (HTTP/2), `nil` without.
     public let nghttp2Version: String?
@@ -76,6 +76,31 @@ public struct CurlLibrary: Sendable {
     public let defaultCABundle: String?
     /// The CA directory it trusts unless told otherwise, if it was built with one.
     public let defaultCAPath: String?
+    /// The decompression libraries the transport decodes response bodies with.
+    public let contentDecoders: ContentDecoders
+
+    /// The decompression libraries the curl transport decodes response bodies with, in place of
+    /// libcurl: loaded at run time the same way, from the files libcurl itself links (`libz.so.1`,
+    /// `libbrotlidec.so.1`, `libzstd.so.1`), so they are there when libcurl decodes their codings.
+    /// The transport decodes itself so that a truncated or corrupt body is an error, which libcurl
+    /// 7.88 doesn't report for gzip.
+    public struct ContentDecoders: Sendable, Hashable {
+        /// zlib's version (gzip and deflate), `nil` when it didn't load.
+        public let zlibVersion: String?
+        /// brotli's decoder version (`br`), `nil` when it didn't load.
+        public let brotliVersion: String?
+        /// zstd's version, `nil` when it didn't load.
+        public let zstdVersion: String?
+
+        /// The libraries of this process, loaded on first use.
+        static let system = ContentDecoders(
+            zlibVersion: version(Int32(JZ_DECODER_ZLIB)), brotliVersion: version(Int32(JZ_DECODER_BROTLI)),
+            zstdVersion: version(Int32(JZ_DECODER_ZSTD)))
+
+        private static func version(_ decoder: Int32) -> String? {
+            jz_decoder_version(decoder).map { String(cString: $0) }
+        }
+    }
 
     /// The names tried, in order: OpenSSL's build first, then the other TLS builds Debian and Red Hat
     /// ship, then macOS's.
@@ -90,14 +115,14 @@ public struct CurlLibrary: Sendable {
 
     private static let loaded: Result<CurlLibrary, CurlLibraryError> = load(candidateNames)
 
-    /// The `Accept-Encoding` value for what this library decodes, most compact first; `nil` when it
-    /// decodes nothing.
+    /// The `Accept-Encoding` value the transport sends: the codings its ``contentDecoders`` decode,
+    /// most compact first (`zstd, br, gzip, deflate`); `nil` when none loaded.
     public var acceptedEncodings: String? {
-        var codings: [String] = []
-        if features.contains(.zstd) { codings.append("zstd") }
-        if features.contains(.brotli) { codings.append("br") }
-        if features.contains(.libz) { codings.append(contentsOf: ["gzip", "deflate"]) }
-        return codings.isEmpty ? nil : codings.joined(separator: ", ")
+        var codings: Set<CurlContentDecoder.Coding> = []
+        if contentDecoders.zstdVersion != nil { codings.insert(.zstd) }
+        if contentDecoders.brotliVersion != nil { codings.insert(.brotli) }
+        if contentDecoders.zlibVersion != nil { codings.formUnion([.gzip, .deflate]) }
+        return CurlContentDecoder.acceptEncoding(for: codings)
     }
 
     /// Loads the first of `names` that opens and has every function the transport calls.
@@ -119,7 +144,7 @@ public struct CurlLibrary: Sendable {
             sslVersion: info.ssl_version.map { String(cString: $0) }, libzVersion: info.libz_version.map { String(cString: $0) },
             brotliVersion: info.brotli_version.map { String(cString: $0) }, zstdVersion: info.zstd_version.map { String(cString: $0) },
             nghttp2Version: info.nghttp2_version.map { String(cString: $0) }, defaultCABundle: info.cainfo.map { String(cString: $0) },
-            defaultCAPath: info.capath.map { String(cString: $0) })
+            defaultCAPath: info.capath.map { String(cString: $0) }, contentDecoders: .system)
         guard library.versionNumber >= minimumVersionNumber else {
             return .failure(.tooOld(version: library.version))
         }

@@ -7,7 +7,7 @@ import JewzruxinPrimitives
 /// A transfer reports its head and the first ``CurlTransfer/inlineBodyLimit`` bytes on the loop's
 /// thread, which costs no hop for the usual response. Past that, its body chunks and its end go
 /// through a serial queue of its own, in order: the loop's thread queues a chunk and goes on with
-/// the other transfers. When ``highWater`` bytes wait for the handler, ``admit(_:)`` refuses the
+/// the other transfers. When ``highWater`` bytes wait for the handler, ``hasRoom()`` refuses the
 /// next chunk, the write callback pauses the transfer (`CURL_WRITEFUNC_PAUSE`: libcurl keeps the
 /// bytes and stops reading that stream), and once the handler has brought the waiting bytes down to
 /// ``lowWater``, ``delivered(_:)`` says to resume it. Memory stays within about ``highWater`` plus
@@ -30,20 +30,24 @@ final class CurlOutlet: Sendable {
         queue = DispatchQueue(label: "Jewzruxin.CurlTransfer.delivery", target: .global())
     }
 
-    /// Whether `count` more bytes may wait; `false` marks the transfer paused, and a later
-    /// ``delivered(_:)`` says when to resume it.
-    func admit(_ count: Int) -> Bool {
+    /// Whether more bytes may wait; `false` marks the transfer paused, and a later ``delivered(_:)``
+    /// says when to resume it.
+    func hasRoom() -> Bool {
         state.withLock { state in
             guard state.waiting < Self.highWater else {
                 state.isPaused = true
                 return false
             }
-            state.waiting += count
             return true
         }
     }
 
-    /// `count` admitted bytes reached the handler: `true` when the transfer was paused and should now
+    /// `count` more bytes wait for the handler.
+    func add(_ count: Int) {
+        state.withLock { $0.waiting += count }
+    }
+
+    /// `count` bytes added reached the handler: `true` when the transfer was paused and should now
     /// resume (said once per pause).
     func delivered(_ count: Int) -> Bool {
         state.withLock { state in

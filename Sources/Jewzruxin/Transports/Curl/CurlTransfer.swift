@@ -51,6 +51,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// The body bytes a transfer reports on the loop's thread; past them its events go through a
     /// ``CurlOutlet``, with backpressure.
     static let inlineBodyLimit = 256 * 1024
+    /// The response's content codings, decoded as the body arrives.
+    private var decoding = CurlBodyDecoding()
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, loop: CurlLoop) {
@@ -110,6 +112,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
             ]), metrics: metrics)
+        } else if let failure = decoding.finish() {
+            complete(with: failure, metrics: metrics)
         } else {
             complete(with: nil, metrics: metrics)
         }
@@ -207,35 +211,42 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
         settings.shared.cookies?.store(ended.setCookies, for: request.core)
+        decoding.start(ended.fields, url: url)
         events.didReceive(HTTPResponseHead(
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
     }
 
-    /// Hands body bytes to the engine: what the write callback returns, the count taken, 0 when the
-    /// transfer was cancelled meanwhile (libcurl then stops it), or `CURL_WRITEFUNC_PAUSE` when the
-    /// handler is behind (libcurl keeps the bytes until ``resumeReading()``).
+    /// Hands body bytes to the engine, decoded: what the write callback returns, the count taken,
+    /// 0 when the transfer must stop (cancelled meanwhile, or a body that can't be decoded), or
+    /// `CURL_WRITEFUNC_PAUSE` when the handler is behind (libcurl keeps the bytes, and hands them
+    /// again after ``resumeReading()``: nothing of them is decoded before that).
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard !flags.withLock({ $0.cancelled }) else { return 0 }
-        guard outlet != nil || inlineBytes + bytes.count > Self.inlineBodyLimit else {
-            inlineBytes += bytes.count
-            idleDeadline = MonotonicTime.now(plus: timeout)
-            events.didReceive(Data(bytes))
-            return bytes.count
-        }
-        let outlet = outlet ?? CurlOutlet()
-        self.outlet = outlet
-        guard outlet.admit(bytes.count) else {
+        if outlet == nil, inlineBytes + bytes.count > Self.inlineBodyLimit { outlet = CurlOutlet() }
+        if let outlet, !outlet.hasRoom() {
             // Waiting for the handler, not for the server.
             idleDeadline = .distantFuture
             return Int(JZ_WRITEFUNC_PAUSE)
         }
         idleDeadline = MonotonicTime.now(plus: timeout)
-        let data = Data(bytes)
-        outlet.async { [self] in
-            if !flags.withLock({ $0.cancelled }) { events.didReceive(data) }
-            if outlet.delivered(data.count) { loop.resume(self) }
+        inlineBytes += bytes.count
+        let outlet = outlet
+        let delivered = decoding.decode(bytes) { piece in
+            let data = Data(piece)
+            if let outlet {
+                outlet.add(data.count)
+                outlet.async { [self] in
+                    if !flags.withLock({ $0.cancelled }) { events.didReceive(data) }
+                    if outlet.delivered(data.count) { loop.resume(self) }
+                }
+            } else {
+                events.didReceive(data)
+            }
+            // A body that decodes to much more than it is stops between pieces when cancelled.
+            return !flags.withLock { $0.cancelled }
         }
-        return bytes.count
+        if !delivered, let failure = decoding.failure { callbackError = failure }
+        return delivered ? bytes.count : 0
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -276,6 +287,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(timeout, 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport.
         try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
+        // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
+        try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
         try configureTLS(easy)
         try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
@@ -370,13 +383,12 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             names.insert(lowered)
             lines.append(Self.line(name, value))
         }
-        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
-            // libcurl then sends them and decodes what comes back.
-            try set(easy, JZ_OPT_ACCEPT_ENCODING, encodings)
-        }
         for (name, value) in settings.shared.additionalHeaders where !names.contains(name.lowercased()) {
             names.insert(name.lowercased())
             lines.append(Self.line(name, value))
+        }
+        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
+            lines.append(Self.line("Accept-Encoding", encodings))
         }
         if !names.contains("cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
         if !names.contains("user-agent") { lines.append("User-Agent: Jewzruxin") }

@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 
 /// A transport on the system's libcurl, reached at run time (``CurlLibrary``): `http` and `https`,
-/// HTTP/2 over TLS where the server offers it, HTTP/1.1 otherwise, connection reuse, and the
-/// compressions the library decodes.
+/// HTTP/2 over TLS where the server offers it, HTTP/1.1 otherwise, connection reuse, and compressed
+/// bodies.
 ///
 /// ```swift
 /// let session = HTTPSession(configuration: .init(.ephemeral), transport: .curl)
@@ -15,6 +15,15 @@ import FoundationNetworking
 /// libcurl's own redirect following and authentication stay off: the engine follows redirects,
 /// answers challenges and retries the same way on every transport. Cookies go through the session's
 /// cookie storage, as with the other transports.
+///
+/// libcurl's content decoding stays off too: the transport sends an `Accept-Encoding` of the codings
+/// it decodes (``CurlLibrary/acceptedEncodings``: gzip and deflate with zlib, `br` and `zstd` when
+/// their libraries are there) unless the request has one, and decodes the body itself, whatever the
+/// request asked for, before the content handler gets it. A body cut short inside its compressed
+/// stream, or corrupt, fails with `URLError(.cannotDecodeContentData)` saying what was wrong, where
+/// libcurl 7.88 would deliver a truncated gzip body as complete. The response keeps its head as
+/// received: `Content-Encoding`, and a `Content-Length` that counts the encoded bytes. A body in a
+/// coding it can't decode (unknown, or its library missing) reaches the content handler as sent.
 ///
 /// Each transport runs one thread with one `curl_multi` handle for all its transfers: the
 /// connections it keeps open are shared by the requests to the same host, at most
@@ -132,7 +141,7 @@ extension CurlTransport {
     /// What a transfer needs of the configuration and the library, read once.
     struct Settings: Sendable {
         let shared: TransportSettings
-        /// The `Accept-Encoding` of what the library decodes, for requests that set none.
+        /// The `Accept-Encoding` of what the transport decodes, for requests that set none.
         let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
         let tls: TLS
@@ -151,7 +160,7 @@ extension CurlTransport {
     struct TLS: Sendable {
         /// The CA bundle to trust (the system's and the additional certificates), when there are
         /// additional ones.
-        var caBundle: Bundle?
+        var caBundle: CABundle?
         /// `CURLOPT_PINNEDPUBLICKEY`: `sha256//…;sha256//…`.
         var pinnedPublicKeys: String?
         var clientCertificate: Data?
@@ -178,7 +187,7 @@ extension CurlTransport {
                     bundle.append(UInt8(ascii: "\n"))
                     bundle.append(data)
                 }
-                caBundle = MemoryFile(bundle).map(Bundle.file) ?? .bytes(Bytes(bundle))
+                caBundle = MemoryFile(bundle).map(CABundle.file) ?? .bytes(Bytes(bundle))
             }
             if !settings.pinnedPublicKeys.isEmpty { pinnedPublicKeys = settings.pinnedPublicKeys.joined(separator: ";") }
             if let client = settings.clientCertificate {
@@ -197,7 +206,7 @@ extension CurlTransport {
         /// request (some 200 KB copied and compared per request, for the system's bundle), a path not:
         /// the bundle goes as the path of a file in memory where there are such files (Linux), else
         /// as a blob.
-        enum Bundle: Sendable {
+        enum CABundle: Sendable {
             case file(MemoryFile)
             case bytes(Bytes)
         }
