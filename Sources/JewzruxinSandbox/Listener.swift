@@ -78,13 +78,27 @@ enum Listener {
 
     /// Accepts connections until the sandbox stops, serving each on its own thread.
     static func acceptLoop(listenFD: Int32, core: ServerCore) {
-        while core.stopSignal.wait(for: listenFD, events: Int16(POLLIN)) != .stopped {
+        acceptConnections(on: listenFD, until: core.stopSignal) { fd in
+            core.connectionOpened()
+            core.threads.spawn(name: "JewzruxinSandbox connection") {
+                Connection.serve(fd: fd, core: core)
+                core.connectionClosed()
+            }
+        }
+    }
+
+    /// The accept loop of every server of the module: accepts connections on `listenFD` until
+    /// `stop` fires, and hands each one to `accepted`, non-blocking, close-on-exec and without
+    /// Nagle's delay. `accepted` runs on the calling thread and owns the descriptor: it starts the
+    /// thread that serves it.
+    static func acceptConnections(on listenFD: Int32, until stop: StopSignal, _ accepted: (Int32) -> Void) {
+        while stop.wait(for: listenFD, events: Int16(POLLIN)) != .stopped {
             let fd = accept(listenFD, nil, nil)
             guard fd >= 0 else {
                 let code = Platform.lastError
                 // Out of descriptors or memory: back off briefly instead of spinning.
                 if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
-                    guard core.stopSignal.sleep(0.01) else { return }
+                    guard stop.sleep(0.01) else { return }
                 }
                 continue
             }
@@ -93,11 +107,7 @@ enum Listener {
                 continue
             }
             Platform.configureConnection(fd)
-            core.connectionOpened()
-            core.threads.spawn(name: "JewzruxinSandbox connection") {
-                Connection.serve(fd: fd, core: core)
-                core.connectionClosed()
-            }
+            accepted(fd)
         }
     }
 }

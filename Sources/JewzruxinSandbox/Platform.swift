@@ -60,6 +60,12 @@ enum Platform {
         #endif
     }
 
+    /// Starts connecting the non-blocking `fd`: 0 when connected at once, otherwise -1 with
+    /// `EINPROGRESS` while the connection is under way (or the error).
+    static func startConnect(_ fd: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t) -> Int32 {
+        connect(fd, address, length)
+    }
+
     static func sendBytes(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
         return send(fd, base, buffer.count, sendFlags)

@@ -186,20 +186,7 @@ final class ScriptedServerCore: Sendable {
 
     /// Accepts connections until the server stops, running each one's script on its own thread.
     func acceptLoop(listenFD: Int32) {
-        while stopSignal.wait(for: listenFD, events: Int16(POLLIN)) != .stopped {
-            let fd = accept(listenFD, nil, nil)
-            guard fd >= 0 else {
-                let code = Platform.lastError
-                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
-                    guard stopSignal.sleep(0.01) else { return }
-                }
-                continue
-            }
-            guard Platform.prepareDescriptor(fd) else {
-                Platform.closeDescriptor(fd)
-                continue
-            }
-            Platform.configureConnection(fd)
+        Listener.acceptConnections(on: listenFD, until: stopSignal) { fd in
             let index = state.withLock { s -> Int in
                 defer { s.connectionCount += 1 }
                 return s.connectionCount

@@ -122,7 +122,8 @@ final class RawHTTPClient {
         }
     }
 
-    private func read(exactly count: Int) throws -> Data {
+    /// Exactly `count` bytes, as they come.
+    func read(exactly count: Int) throws -> Data {
         while buffer.count < count {
             guard try fill() else {
                 throw RawClientError(description: "connection closed after \(buffer.count) of \(count) bytes")

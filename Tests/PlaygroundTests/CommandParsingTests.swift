@@ -40,6 +40,10 @@ struct CommandParsingTests {
         #expect(try parse("json") == .showJSON(keyPath: nil))
         #expect(try parse("json stores.0.name") == .showJSON(keyPath: "stores.0.name"))
         #expect(try parse("curl") == .showCurl)
+        #expect(try parse("metrics") == .showMetrics)
+        #expect(try parse("timing") == .timing(nil))
+        #expect(try parse("timing on") == .timing(true))
+        #expect(try parse("Timing OFF") == .timing(false))
         #expect(try parse("save 'my file.txt'") == .save(path: "my file.txt"))
         #expect(try parse("download /bytes/10 out.bin") == .download(target: "/bytes/10", path: "out.bin"))
         #expect(try parse("template '{/a}' a=1 b:=[1]") == .template("{/a}", items: [.field("a", "1"), .json("b", [1])]))
@@ -58,6 +62,8 @@ struct CommandParsingTests {
         ("header NoColon", "usage: header [Name: value]"),
         ("header Bad Name: x", "usage: header [Name: value]"),
         ("header Name:", "usage: header [Name: value]"),
+        ("timing maybe", "usage: timing [on | off]"),
+        ("timing on off", "usage: timing [on | off]"),
         ("unheader", "usage: unheader Name"),
         ("auth onlyuser", "usage: auth [user password | off]"),
         ("base a b", "usage: base [URL | sandbox]"),
@@ -77,6 +83,7 @@ struct CommandParsingTests {
         ("FETCH /x", "unknown command FETCH (type help for the list)"),
         ("text please", "text takes no arguments"),
         ("quit now", "quit takes no arguments"),
+        ("metrics all", "metrics takes no arguments"),
         ("GET /x --json", "unknown option --json for GET"),
         ("POST /x --form", "unknown option --form for POST"),
         ("template /x --json", "unknown option --json for template"),
@@ -90,7 +97,7 @@ struct CommandParsingTests {
     @Test("every command has help, found by each of its names")
     func helpEntries() throws {
         for name in ["get", "HEAD", "delete", "post", "put", "patch", "download", "base", "header", "unheader", "auth",
-                     "headers", "text", "json", "curl", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
+                     "headers", "text", "json", "curl", "metrics", "timing", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
             let entry = try #require(CommandHelp.entry(named: name), "no help for \(name)")
             #expect(CommandHelp.detail(entry).hasPrefix(entry.usage + "\n  " + entry.summary))
         }

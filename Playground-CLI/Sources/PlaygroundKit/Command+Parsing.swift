@@ -37,6 +37,14 @@ extension Command {
             guard arguments.count <= 1 else { throw Self.usage(of: name) }
             self = .showJSON(keyPath: arguments.first)
         case "curl": self = try Self.noArguments(.showCurl, name, arguments)
+        case "metrics": self = try Self.noArguments(.showMetrics, name, arguments)
+        case "timing":
+            switch arguments.map({ $0.lowercased() }) {
+            case []: self = .timing(nil)
+            case ["on"]: self = .timing(true)
+            case ["off"]: self = .timing(false)
+            default: throw Self.usage(of: name)
+            }
         case "save":
             guard arguments.count == 1 else { throw Self.usage(of: name) }
             self = .save(path: arguments[0])

@@ -30,6 +30,11 @@ enum Command: Sendable, Hashable {
     case showJSON(keyPath: String?)
     /// `curl`: the last request as a curl command.
     case showCurl
+    /// `metrics`: the last exchange's protocol, addresses, times and sizes.
+    case showMetrics
+    /// `timing on`, `timing off`, or `timing` alone (`nil`) to print it: a line of timings after
+    /// each request.
+    case timing(Bool?)
     /// `save FILE`: the last response's body to a file.
     case save(path: String)
     /// `download target FILE`: stream a body to a file, with progress.

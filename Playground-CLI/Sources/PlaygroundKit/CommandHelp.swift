@@ -70,6 +70,16 @@ enum CommandHelp {
                 "example: transport curl",
             ]),
         Entry(
+            names: ["timing"], group: "Session",
+            usage: "timing [on | off]", synopsis: "timing [on | off]",
+            summary: "a line of timings after each request; alone, say whether it is on",
+            details: [
+                "The line: protocol, remote address, new or reused connection, then the name lookup, connect,",
+                "TLS handshake, first byte and total times, from the start of the request.",
+                "Only the curl transport measures them; on the others the line says so.",
+                "example: transport curl; timing on; GET /hello/",
+            ]),
+        Entry(
             names: ["header"], group: "Session",
             usage: "header [Name: value]", synopsis: "header [Name: value]",
             summary: "send a header with every request; alone, list them",
@@ -101,6 +111,15 @@ enum CommandHelp {
         Entry(
             names: ["curl"], group: "Last response",
             usage: "curl", synopsis: "curl", summary: "the request as a curl command (curlDescription)", details: []),
+        Entry(
+            names: ["metrics"], group: "Last response",
+            usage: "metrics", synopsis: "metrics",
+            summary: "how it went on the wire: protocol, addresses, times, sizes",
+            details: [
+                "The protocol (HTTP/1.1 or HTTP/2), the remote and local addresses, whether the connection was",
+                "reused, the name lookup, connect, TLS handshake, request sent, first byte and total times,",
+                "and the bytes sent and received (response.metrics). Only the curl transport measures them.",
+            ]),
         Entry(
             names: ["save"], group: "Last response",
             usage: "save FILE", synopsis: "save FILE", summary: "write its body to FILE", details: []),
@@ -183,7 +202,7 @@ enum CommandHelp {
         Jewzruxin playground \(version): try the library against a sandbox server, or any other.
         Base URL: \(baseURL) (the embedded sandbox; `base URL` switches)
 
-          GET /hello/                         then: text, headers, curl
+          GET /hello/                         then: text, headers, curl, metrics
           GET /stores/ zip=15217              then: json, json 0.name
           POST /dumpupload/ name=Jane         a form body (age:=42 or --json: JSON)
           auth test 12345                     then: GET /digest_auth/auth/MD5/

@@ -33,6 +33,7 @@ extension Playground {
         if let error = outcome.error {
             progress.finish(written: writer.bytesWritten, expected: expected, succeeded: false)
             console.line(statusLine(response, bytes: Int64(response.data.count), elapsed: outcome.elapsed))
+            printTimingIfOn(response)
             if (200..<300).contains(status) {
                 throw Self.describe(error, url: cycle.request.url, method: .get)
             }
@@ -40,6 +41,7 @@ extension Playground {
         }
         progress.finish(written: writer.bytesWritten, expected: expected, succeeded: true)
         console.line(statusLine(response, bytes: writer.bytesWritten, elapsed: outcome.elapsed))
+        printTimingIfOn(response)
         console.line("saved \(writer.bytesWritten == 1 ? "1 byte" : "\(writer.bytesWritten) bytes") to \(path)")
     }
 }

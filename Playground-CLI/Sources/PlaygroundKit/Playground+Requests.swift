@@ -33,6 +33,7 @@ extension Playground {
     func sendAndPrint(_ cycle: HTTPCycle, label: String) async throws(PlaygroundError) {
         let outcome = try await exchange(cycle, label: label)
         console.line(statusLine(outcome.response, bytes: Int64(outcome.response.data.count), elapsed: outcome.elapsed))
+        printTimingIfOn(outcome.response)
     }
 
     /// Runs a cycle with the session headers, the spinner and Ctrl-C, and keeps it as the last
@@ -62,17 +63,17 @@ extension Playground {
         spinner?.disarm()
         switch failure {
         case nil:
-            last = Exchange(request: cycle.request, response: cycle.response, savedTo: savedTo)
+            last = Exchange(request: cycle.request, response: cycle.response, savedTo: savedTo, transport: transportKind)
             return Outcome(response: cycle.response, elapsed: elapsed, error: nil)
         case HTTPError.statusCodeSeemsToHaveErred(let response)?:
-            last = Exchange(request: cycle.request, response: response, savedTo: nil)
+            last = Exchange(request: cycle.request, response: response, savedTo: nil, transport: transportKind)
             return Outcome(response: response, elapsed: elapsed, error: failure)
         case let error as ContentHandlerError where error.isRefusal && error.response?.statusCode != nil:
             let response = error.response ?? cycle.response
-            last = Exchange(request: cycle.request, response: response, savedTo: nil)
+            last = Exchange(request: cycle.request, response: response, savedTo: nil, transport: transportKind)
             return Outcome(response: response, elapsed: elapsed, error: error)
         case let error?:
-            last = Exchange(request: cycle.request, response: nil, savedTo: nil)
+            last = Exchange(request: cycle.request, response: nil, savedTo: nil, transport: transportKind)
             throw Self.describe(error, url: cycle.request.url, method: cycle.request.method)
         }
     }

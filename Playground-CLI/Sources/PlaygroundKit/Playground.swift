@@ -68,6 +68,8 @@ final class Playground {
         var response: HTTPResponse?
         /// Where `download` put the body, which is then not in memory.
         var savedTo: String?
+        /// The transport the request ran on, for `metrics`.
+        var transport: TransportKind
     }
 
     /// A service loaded with `service FILE`.
@@ -82,8 +84,10 @@ final class Playground {
     /// The session every request runs on; its handlers run on a private serial queue. `transport`
     /// replaces it with one on the other transport.
     private(set) var session: HTTPSession
-    /// Whether ``session`` runs on the native transport.
+    /// The transport ``session`` runs on.
     var transportKind = TransportKind.librarysDefault
+    /// Whether a line of timings follows each request's status line (`timing on`).
+    var showsTiming = false
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
     let spinner: Spinner?
@@ -245,6 +249,8 @@ final class Playground {
         case .showText: try showText()
         case .showJSON(let keyPath): try showJSON(keyPath: keyPath)
         case .showCurl: try showCurl()
+        case .showMetrics: try showMetrics()
+        case .timing(let on): timing(on)
         case .save(let path): try save(to: path)
         case .download(let target, let path): try await download(target, to: path)
         case .template(let template, let items): try expand(template, items)

@@ -40,11 +40,22 @@ extension HTTPSession {
         /// on the others a request with any of it set fails with `URLError(.secureConnectionFailed)`
         /// rather than being sent with the settings ignored (URLSession on Linux can't be told, L12).
         public var tls = TLSSettings()
-        /// The proxy every request goes through; `nil` (the default) for the environment's
-        /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`), as libcurl and URLSession read
-        /// them. Only the curl transport honours a proxy set here; on the others every request then
-        /// fails with `URLError(.cannotConnectToHost)` rather than going out directly.
+        /// The proxy every request goes through (but those to its ``ProxySettings/excludedHosts``),
+        /// whatever the environment says; `nil` (the default) for the one ``proxyEnvironment`` names.
+        ///
+        /// Only the curl transport honours a proxy set here; on the others every request then fails
+        /// with `URLError(.cannotConnectToHost)` rather than going out directly.
         public var proxy: ProxySettings?
+        /// Where the curl transport finds the proxy when ``proxy`` is `nil`: the process's environment
+        /// variables (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`, by curl's rules:
+        /// ``ProxySettings/environment(_:for:)``), read once, when the session's transport is made;
+        /// variables you give; or ``ProxyEnvironment/ignored``, for no proxy even if the environment
+        /// names one.
+        ///
+        /// The curl transport then sets every transfer's proxy itself, so libcurl never reads the
+        /// environment. The URLSession transport leaves its proxy to URLSession (on Linux, its libcurl
+        /// reads the process's environment); the native transport uses none.
+        public var proxyEnvironment: ProxyEnvironment = .process
         /// The configuration this one was made from, for what only URLSession reads.
         private let base: URLSessionConfiguration
 
@@ -145,40 +156,3 @@ extension HTTPSession {
         public var isCustomized: Bool { self != TLSSettings() }
     }
 }
-
-extension HTTPSession {
-    /// A proxy a session's requests go through (``Configuration/proxy``).
-    ///
-    /// ```swift
-    /// var configuration = HTTPSession.Configuration(.ephemeral)
-    /// configuration.proxy = .init(.http, host: "proxy.internal", port: 3128)
-    /// configuration.proxy?.excludedHosts = ["localhost", "intranet.example"]
-    /// ```
-    public struct ProxySettings: Sendable, Hashable {
-        /// How the proxy is spoken to.
-        public enum Kind: Sendable, Hashable {
-            /// An HTTP proxy: `http` requests in absolute form, `https` through `CONNECT`.
-            case http
-            /// A SOCKS5 proxy, which also resolves the host names.
-            case socks5
-        }
-
-        public var kind: Kind
-        public var host: String
-        public var port: Int
-        /// Credentials for the proxy, if it asks.
-        public var username: String?
-        public var password: String?
-        /// Hosts reached without the proxy: a name (and its subdomains) or an address each; `*` for
-        /// every host.
-        public var excludedHosts: [String] = []
-
-        /// A proxy at `host`:`port`.
-        public init(_ kind: Kind = .http, host: String, port: Int) {
-            self.kind = kind
-            self.host = host
-            self.port = port
-        }
-    }
-}
-

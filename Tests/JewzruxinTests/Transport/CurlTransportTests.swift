@@ -136,43 +136,6 @@ struct CurlTransportTests {
         }
     }
 
-    @Test("a configured HTTP proxy gets every request in absolute form, with its credentials; excluded hosts go direct")
-    func proxy() async throws {
-        try await withSandbox { sandbox in
-            let port = try #require(sandbox.baseURL.port)
-            var configuration = HTTPSession.Configuration(.ephemeral)
-            configuration.proxy = .init(.http, host: "127.0.0.1", port: port)
-            configuration.proxy?.username = "user:name"
-            configuration.proxy?.password = "p@ss"
-            let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
-            session.retryPolicy.maximumRetryCount = 0
-            // A host nobody resolves: only the proxy can answer.
-            let proxied = try await HTTPCycle.get("http://proxied.invalid/inspect/?q=1", session: session)
-            struct Seen: Decodable { let target: String; let headers: [[String]] }
-            let seen = try JSONDecoder().decode(Seen.self, from: proxied.response.data)
-            #expect(seen.target == "http://proxied.invalid/inspect/?q=1")
-            let authorization = seen.headers.first { $0.first?.lowercased() == "proxy-authorization" }?.last
-            #expect(authorization == "Basic " + Data("user:name:p@ss".utf8).base64EncodedString())
-
-            configuration.proxy?.excludedHosts = ["127.0.0.1"]
-            let direct = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
-            let answered = try await HTTPCycle.get(sandbox.string("/inspect/"), session: direct)
-            #expect(try JSONDecoder().decode(Seen.self, from: answered.response.data).target == "/inspect/")
-
-            for transport in [HTTPTransport?.some(.native), .some(.urlSession)] {
-                let refusing = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: transport)
-                refusing.retryPolicy.maximumRetryCount = 0
-                do {
-                    _ = try await HTTPCycle.get(sandbox.string("/hello/"), session: refusing)
-                    Issue.record("a session with a proxy went direct on \(String(describing: transport))")
-                } catch HTTPError.transport(let error) {
-                    #expect(error.code == .cannotConnectToHost)
-                    #expect(error.localizedDescription.contains("proxy"))
-                }
-            }
-        }
-    }
-
     @Test("GET, POST with a body and a file upload reach the sandbox through libcurl")
     func againstTheSandbox() async throws {
         try await withSandbox { sandbox in

@@ -6,16 +6,44 @@ import Foundation
 enum CurlErrors {
     /// The `URLError` for a transfer that ended with `code`; libcurl's own message (its error
     /// buffer, else `curl_easy_strerror`) is the description, the code under `CURLcode`.
-    static func urlError(code: Int32, message: String?, url: URL) -> URLError {
+    ///
+    /// A transfer through `proxy` (`host:port`) that failed for the proxy's sake says so: it could not
+    /// be reached, or it answered with a failure; `proxyCode`, libcurl's `CURLproxycode` for a
+    /// `CURLE_PROXY`, then picks the code (a rejected user is `userAuthenticationRequired`) and is
+    /// kept under `CURLproxycode`.
+    static func urlError(code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil) -> URLError {
         var description = message ?? String(cString: jz_easy_strerror(code))
-        let urlCode = urlErrorCode(for: code)
+        var urlCode = urlErrorCode(for: code)
+        var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url, "CURLcode": Int(code)]
         if urlCode == .serverCertificateUntrusted {
             // Worded as the URLSession transport words it, libcurl's reason kept.
             description = "The server's TLS certificate is not trusted: " + description
         }
-        return URLError(urlCode, userInfo: [
-            NSLocalizedDescriptionKey: description, NSURLErrorFailingURLErrorKey: url, "CURLcode": Int(code),
-        ])
+        if let proxy {
+            switch code {
+            case 5, 7: // COULDNT_RESOLVE_PROXY, COULDNT_CONNECT: with a proxy, always to the proxy
+                description = "The proxy \(proxy) can't be reached: " + description
+            case 97: // PROXY: a SOCKS handshake failed
+                description = "The proxy \(proxy) failed the request: " + description
+                if let proxyCode {
+                    urlCode = urlErrorCode(forProxyCode: proxyCode)
+                    userInfo["CURLproxycode"] = proxyCode
+                }
+            default:
+                break
+            }
+        }
+        userInfo[NSLocalizedDescriptionKey] = description
+        return URLError(urlCode, userInfo: userInfo)
+    }
+
+    /// URLSession's code for libcurl's `CURLproxycode` (curl.h) of a failed SOCKS handshake.
+    static func urlErrorCode(forProxyCode code: Int) -> URLError.Code {
+        switch code {
+        case 12, 33: return .userAuthenticationRequired   // NO_AUTH (no method accepted), USER_REJECTED
+        case 21, 27: return .cannotFindHost               // REPLY_HOST_UNREACHABLE, RESOLVE_HOST
+        default: return .cannotConnectToHost              // REPLY_CONNECTION_REFUSED and the rest
+        }
     }
 
     /// URLSession's code for a libcurl result code.

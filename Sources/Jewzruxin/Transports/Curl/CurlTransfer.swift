@@ -53,6 +53,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     static let inlineBodyLimit = 256 * 1024
     /// The response's content codings, decoded as the body arrives.
     private var decoding = CurlBodyDecoding()
+    /// The proxy the transfer goes through, if any.
+    private var proxy: HTTPSession.ProxySettings?
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, loop: CurlLoop) {
@@ -107,7 +109,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         if let callbackError {
             complete(with: callbackError, metrics: metrics)
         } else if code != JZ_E_OK {
-            complete(with: CurlErrors.urlError(code: code, message: errorMessage, url: url), metrics: metrics)
+            var proxyCode: Int?
+            if let easyHandle, proxy != nil {
+                var value = 0
+                if jz_easy_getinfo_long(easyHandle, Int32(JZ_INFO_PROXY_ERROR), &value) == JZ_E_OK, value != 0 { proxyCode = value }
+            }
+            complete(with: CurlErrors.urlError(
+                code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)), proxyCode: proxyCode), metrics: metrics)
         } else if !head.isDelivered {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
@@ -295,24 +303,53 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try configureHeaders(easy)
     }
 
-    /// The configuration's proxy; without one libcurl reads the environment's.
+    /// The request's proxy, chosen here (the configuration's, or the environment's as the transport
+    /// read it, unless the host is excluded), so that libcurl reads no environment variable itself:
+    /// `CURLOPT_PROXY` is always set, empty for none.
     private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
-        guard let proxy = settings.proxy else { return }
-        let scheme = proxy.kind == .http ? "http" : "socks5h"
-        let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
-        try set(easy, JZ_OPT_PROXY, "\(scheme)://\(host):\(proxy.port)")
-        if let username = proxy.username {
-            let credentials = Self.userinfoEncoded(username) + ":" + Self.userinfoEncoded(proxy.password ?? "")
-            try set(easy, JZ_OPT_PROXYUSERPWD, credentials)
+        let chosen: HTTPSession.ProxySettings?
+        do {
+            chosen = try settings.proxies.proxy(for: url)
+        } catch {
+            // An environment proxy that can't be used: fail rather than go out directly.
+            throw URLError(.cannotConnectToHost, userInfo: [
+                NSLocalizedDescriptionKey: error.description, NSURLErrorFailingURLErrorKey: url, NSUnderlyingErrorKey: error,
+            ])
         }
-        // libcurl's NOPROXY replaces no_proxy: an empty list sends every host through the proxy.
-        try set(easy, JZ_OPT_NOPROXY, proxy.excludedHosts.joined(separator: ","))
+        proxy = chosen
+        // The excluded hosts were taken out above; an empty list also keeps libcurl from no_proxy.
+        try set(easy, JZ_OPT_NOPROXY, "")
+        guard let chosen else {
+            try set(easy, JZ_OPT_PROXY, "")
+            return
+        }
+        let (scheme, type) = switch chosen.kind {
+        case .http: ("http", JZ_PROXY_HTTP)
+        case .socks5: ("socks5h", JZ_PROXY_SOCKS5_HOSTNAME)
+        case .socks5WithLocalResolution: ("socks5", JZ_PROXY_SOCKS5)
+        }
+        try set(easy, JZ_OPT_PROXY, "\(scheme)://\(Self.address(of: chosen))")
+        try set(easy, JZ_OPT_PROXYTYPE, Int(type))
+        if let username = chosen.username {
+            // libcurl percent-decodes both (url.c, parse_proxy_auth): a '%' of theirs must reach it
+            // encoded.
+            try set(easy, JZ_OPT_PROXYUSERNAME, Self.percentEncoded(username))
+            try set(easy, JZ_OPT_PROXYPASSWORD, Self.percentEncoded(chosen.password ?? ""))
+        }
     }
 
-    /// `CURLOPT_PROXYUSERPWD` splits at the first colon: a colon in the user name must not end it.
-    private static func userinfoEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlUserAllowed.subtracting(CharacterSet(charactersIn: ":"))) ?? text
+    /// `host:port`, an IPv6 address in brackets.
+    static func address(of proxy: HTTPSession.ProxySettings) -> String {
+        let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
+        return "\(host):\(proxy.port)"
     }
+
+    /// Everything but RFC 3986's unreserved characters percent-encoded.
+    private static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
         guard url.scheme?.lowercased() == "https" else { return }

@@ -145,14 +145,15 @@ extension CurlTransport {
         let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
         let tls: TLS
-        let proxy: HTTPSession.ProxySettings?
+        /// The proxy of each request: the configuration's, or the environment's, read once here.
+        let proxies: ProxySelection
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion
             tls = TLS(configuration.tls, library: library)
-            proxy = configuration.proxy
+            proxies = ProxySelection(configuration)
         }
     }
 

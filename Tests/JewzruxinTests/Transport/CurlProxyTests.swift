@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import JewzruxinTestSupport
+@testable import Jewzruxin
+import JewzruxinSandbox
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A session's proxy on the curl transport, against real proxies: the sandbox as an HTTP proxy (it
+/// serves absolute-form targets) and the sandbox's SOCKS5 proxy.
+@Suite("Curl transport: proxies")
+struct CurlProxyTests {
+    /// What the sandbox's `/inspect/` saw.
+    private struct Seen: Decodable {
+        let target: String
+        let headers: [[String]]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+        }
+    }
+
+    /// A curl session with `configuration`, without retries.
+    private func session(_ configuration: HTTPSession.Configuration) -> HTTPSession {
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+        session.retryPolicy.maximumRetryCount = 0
+        return session
+    }
+
+    private func configuration(_ proxy: HTTPSession.ProxySettings?) -> HTTPSession.Configuration {
+        var configuration = HTTPSession.Configuration(.ephemeral)
+        configuration.proxy = proxy
+        return configuration
+    }
+
+    /// The `URLError` a GET of `url` on `session` fails with.
+    private func transportError(_ url: String, _ session: HTTPSession) async throws -> URLError? {
+        do {
+            let cycle = try await HTTPCycle.get(url, session: session)
+            Issue.record("\(url) succeeded with \(cycle.response.statusCode ?? 0)")
+            return nil
+        } catch HTTPError.transport(let error) {
+            return error
+        }
+    }
+
+    @Test("a configured HTTP proxy gets every request in absolute form, with its credentials; excluded hosts go direct")
+    func httpProxy() async throws {
+        try await withSandbox { sandbox in
+            let port = try #require(sandbox.baseURL.port)
+            var configuration = configuration(.init(.http, host: "127.0.0.1", port: port))
+            configuration.proxy?.username = "user:name"
+            configuration.proxy?.password = "p@ss%41"
+            // A host nobody resolves: only the proxy can answer.
+            let proxied = try await HTTPCycle.get("http://proxied.invalid/inspect/?q=1", session: session(configuration))
+            let seen = try JSONDecoder().decode(Seen.self, from: proxied.response.data)
+            #expect(seen.target == "http://proxied.invalid/inspect/?q=1")
+            #expect(seen.header("Proxy-Authorization") == "Basic " + Data("user:name:p@ss%41".utf8).base64EncodedString())
+
+            configuration.proxy?.excludedHosts = ["127.0.0.1"]
+            let answered = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
+            #expect(try JSONDecoder().decode(Seen.self, from: answered.response.data).target == "/inspect/")
+
+            for transport in [HTTPTransport?.some(.native), .some(.urlSession)] {
+                let refusing = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: transport)
+                refusing.retryPolicy.maximumRetryCount = 0
+                do {
+                    _ = try await HTTPCycle.get(sandbox.string("/hello/"), session: refusing)
+                    Issue.record("a session with a proxy went direct on \(String(describing: transport))")
+                } catch HTTPError.transport(let error) {
+                    #expect(error.code == .cannotConnectToHost)
+                    #expect(error.localizedDescription.contains("proxy"))
+                }
+            }
+        }
+    }
+
+    @Test("through a SOCKS5 proxy the host name goes to the proxy unresolved (socks5h); an IPv4 literal as an address")
+    func socks5() async throws {
+        try await withSandbox { sandbox in
+            try await SOCKSProxy.withProxy(hosts: ["sandbox.test": "127.0.0.1"]) { proxy in
+                let session = session(configuration(.init(.socks5, host: "127.0.0.1", port: proxy.port)))
+                // Only the proxy knows sandbox.test.
+                let named = try await HTTPCycle.get("http://sandbox.test:\(sandbox.port)/inspect/?via=socks", session: session)
+                let seen = try JSONDecoder().decode(Seen.self, from: named.response.data)
+                // A tunnel, not an HTTP proxy: the request is in origin form.
+                #expect(seen.target == "/inspect/?via=socks")
+                #expect(seen.header("Host") == "sandbox.test:\(sandbox.port)")
+                #expect(named.response.metrics?.remoteAddress == "127.0.0.1")
+                #expect(named.response.metrics?.remotePort == proxy.port)
+                let first = try #require(proxy.handshakes.first)
+                #expect(first.target == .init(addressType: .domainName, host: "sandbox.test", port: Int(sandbox.port)))
+                #expect(first.chosenMethod == .noAuthentication)
+                #expect(first.username == nil)
+                #expect(first.reply == .succeeded)
+
+                let literal = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
+                #expect(literal.response.text == "Hello World")
+                #expect(proxy.handshakes.last?.target == .init(addressType: .ipv4, host: "127.0.0.1", port: Int(sandbox.port)))
+                #expect(proxy.handshakes.count == 2)
+            }
+        }
+    }
+
+    @Test("SOCKS5 credentials reach the proxy as given; a wrong password is a typed error, at once")
+    func socks5Credentials() async throws {
+        // A colon, a percent sign and UTF-8: libcurl splits, and percent-decodes, what it is given.
+        let credentials = SOCKSProxy.Credentials(username: "us:er%41", password: "pä%ss:w")
+        try await withSandbox { sandbox in
+            try await SOCKSProxy.withProxy(credentials: credentials, hosts: ["sandbox.test": "127.0.0.1"]) { proxy in
+                var settings = HTTPSession.ProxySettings(.socks5, host: "127.0.0.1", port: proxy.port)
+                settings.username = credentials.username
+                settings.password = credentials.password
+                let hello = try await HTTPCycle.get("http://sandbox.test:\(sandbox.port)/hello/", session: session(configuration(settings)))
+                #expect(hello.response.text == "Hello World")
+                #expect(proxy.handshakes.first?.chosenMethod == .usernamePassword)
+                #expect(proxy.handshakes.first?.username == "us:er%41")
+                #expect(proxy.handshakes.first?.credentialsAccepted == true)
+
+                settings.password = "wrong"
+                let rejected = try await transportError("http://sandbox.test:\(sandbox.port)/hello/", session(configuration(settings)))
+                #expect(rejected?.code == .userAuthenticationRequired)
+                #expect(rejected?.localizedDescription.contains("127.0.0.1:\(proxy.port)") == true)
+                #expect(proxy.handshakes.last?.credentialsAccepted == false)
+
+                // No credentials for a proxy that requires them.
+                settings.username = nil
+                let unauthenticated = try await transportError("http://sandbox.test:\(sandbox.port)/hello/", session(configuration(settings)))
+                #expect(unauthenticated?.code == .userAuthenticationRequired)
+                #expect(proxy.handshakes.last?.chosenMethod == .noAcceptableMethods)
+            }
+        }
+    }
+
+    @Test("hosts excluded from a SOCKS5 proxy go direct: the proxy sees nothing")
+    func socks5Excluded() async throws {
+        try await withSandbox { sandbox in
+            try await SOCKSProxy.withProxy(hosts: [:]) { proxy in
+                var settings = HTTPSession.ProxySettings(.socks5, host: "127.0.0.1", port: proxy.port)
+                settings.excludedHosts = ["example.test", "127.0.0.0/8"]
+                let direct = try await HTTPCycle.get(sandbox.string("/hello/"), session: session(configuration(settings)))
+                #expect(direct.response.text == "Hello World")
+                #expect(direct.response.metrics?.remotePort == Int(sandbox.port))
+                #expect(proxy.connectionCount == 0)
+                #expect(proxy.handshakes.isEmpty)
+            }
+        }
+    }
+
+    @Test("the environment given to a session names the sandbox as http_proxy: requests go through it; no_proxy, HTTP_PROXY and .ignored go direct")
+    func environmentHTTPProxy() async throws {
+        try await withSandbox { sandbox in
+            let proxyURL = "http://127.0.0.1:\(sandbox.port)"
+            func target(_ variables: HTTPSession.ProxyEnvironment) async throws -> String {
+                var configuration = HTTPSession.Configuration(.ephemeral)
+                configuration.proxyEnvironment = variables
+                let cycle = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
+                return try JSONDecoder().decode(Seen.self, from: cycle.response.data).target
+            }
+            let absolute = sandbox.string("/inspect/")
+            // Absolute form: the request went to the sandbox as a proxy.
+            #expect(try await target(.variables(["http_proxy": proxyURL])) == absolute)
+            #expect(try await target(.variables(["all_proxy": proxyURL])) == absolute)
+            #expect(try await target(.variables(["http_proxy": proxyURL, "no_proxy": "localhost,127.0.0.1"])) == "/inspect/")
+            #expect(try await target(.variables(["http_proxy": proxyURL, "NO_PROXY": "127.0.0.0/8"])) == "/inspect/")
+            #expect(try await target(.variables(["http_proxy": proxyURL, "no_proxy": "*"])) == "/inspect/")
+            #expect(try await target(.variables(["HTTP_PROXY": proxyURL])) == "/inspect/")
+            #expect(try await target(.variables(["https_proxy": proxyURL])) == "/inspect/")
+            #expect(try await target(.ignored) == "/inspect/")
+
+            // Credentials in the proxy URL, percent-decoded.
+            var configuration = HTTPSession.Configuration(.ephemeral)
+            configuration.proxyEnvironment = .variables(["http_proxy": "http://us%3Aer:p%40ss@127.0.0.1:\(sandbox.port)"])
+            let cycle = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
+            let seen = try JSONDecoder().decode(Seen.self, from: cycle.response.data)
+            #expect(seen.header("Proxy-Authorization") == "Basic " + Data("us:er:p@ss".utf8).base64EncodedString())
+
+            // A proxy the transport can't use fails the request, naming the variable, rather than going direct.
+            configuration.proxyEnvironment = .variables(["http_proxy": "socks4://127.0.0.1:\(sandbox.port)"])
+            let error = try await transportError(sandbox.string("/hello/"), session(configuration))
+            #expect(error?.code == .cannotConnectToHost)
+            #expect(error?.localizedDescription.contains("http_proxy") == true)
+        }
+    }
+
+    @Test("the environment's all_proxy as socks5h sends names to the proxy; socks5 resolves them here")
+    func environmentSOCKSProxy() async throws {
+        try await withSandbox { sandbox in
+            try await SOCKSProxy.withProxy(hosts: ["sandbox.test": "127.0.0.1", "localhost": "127.0.0.1"]) { proxy in
+                var configuration = HTTPSession.Configuration(.ephemeral)
+                configuration.proxyEnvironment = .variables(["all_proxy": "socks5h://127.0.0.1:\(proxy.port)"])
+                let named = try await HTTPCycle.get("http://sandbox.test:\(sandbox.port)/hello/", session: session(configuration))
+                #expect(named.response.text == "Hello World")
+                #expect(proxy.handshakes.last?.target == .init(addressType: .domainName, host: "sandbox.test", port: Int(sandbox.port)))
+
+                // socks5://: libcurl resolves localhost itself and sends the proxy an address.
+                configuration.proxyEnvironment = .variables(["ALL_PROXY": "socks5://127.0.0.1:\(proxy.port)"])
+                _ = try? await HTTPCycle.get("http://localhost:\(sandbox.port)/hello/", session: session(configuration))
+                let resolved = try #require(proxy.handshakes.last?.target)
+                #expect(resolved.addressType != .domainName)
+                #expect(["127.0.0.1", "::1"].contains(resolved.host))
+                #expect(proxy.handshakes.count == 2)
+            }
+        }
+    }
+
+    @Test("a target the SOCKS5 proxy can't reach, and a proxy that isn't listening, are typed errors naming the proxy")
+    func socks5Failures() async throws {
+        let refusing = try RefusingPort()
+        try await SOCKSProxy.withProxy(hosts: ["refusing.test": "127.0.0.1"]) { proxy in
+            let through = session(configuration(.init(.socks5, host: "127.0.0.1", port: proxy.port)))
+            let refused = try await transportError("http://refusing.test:\(refusing.port)/", through)
+            #expect(refused?.code == .cannotConnectToHost)
+            #expect(proxy.handshakes.first?.reply == .connectionRefused)
+
+            let unknown = try await transportError("http://unknown.test:\(refusing.port)/", through)
+            #expect(unknown?.code == .cannotFindHost)
+            #expect(proxy.handshakes.last?.reply == .hostUnreachable)
+        }
+        for kind in [HTTPSession.ProxySettings.Kind.socks5, .http] {
+            let nobody = session(configuration(.init(kind, host: "127.0.0.1", port: refusing.port)))
+            let error = try await transportError("http://sandbox.test/hello/", nobody)
+            #expect(error?.code == .cannotConnectToHost)
+            #expect(error?.localizedDescription.contains("proxy 127.0.0.1:\(refusing.port)") == true)
+        }
+    }
+}
