@@ -28,6 +28,8 @@ enum ContentBenchmark {
         case fileWriter = "filewriter"
         /// The same on a session with the native transport (reads paced by the writes).
         case fileWriterNative = "filewriter-native"
+        /// The same on the curl transport, over https from nginx (HTTP/2), trusting its certificate.
+        case fileWriterCurlHTTPS = "filewriter-curl-https"
         /// HTTPCycle with `Accumulator(maximumSize: 1 MiB)`.
         case accumulator
         /// URLSession with a data delegate that keeps up to 1 MiB and calls `task.cancel()` beyond
@@ -45,7 +47,7 @@ enum ContentBenchmark {
         /// Whether the case stops at ``ContentBenchmark/cap`` (its sandbox then counts what it sends).
         var stopsAtCap: Bool { [.accumulator, .urlsessionCancel, .urlsessionCancelAsync].contains(self) }
         /// Whether the case writes the body to a file.
-        var writesFile: Bool { [.urlsessionFile, .fileWriter, .fileWriterNative, .urlsessionDownload].contains(self) }
+        var writesFile: Bool { [.urlsessionFile, .fileWriter, .fileWriterNative, .fileWriterCurlHTTPS, .urlsessionDownload].contains(self) }
     }
 
     /// What a case is judged on.
@@ -74,6 +76,7 @@ enum ContentBenchmark {
         Case(label: "URLSession + FileHandle (baseline)", kind: .urlsessionFile, path: path, target: .baseline),
         Case(label: "FileWriter", kind: .fileWriter, path: path, target: .completeFile),
         Case(label: "FileWriter, native transport", kind: .fileWriterNative, path: path, target: .completeFile),
+        Case(label: "FileWriter, curl, https from nginx", kind: .fileWriterCurlHTTPS, path: path, target: .completeFile),
         Case(label: "Accumulator(maximumSize: 1 MiB)", kind: .accumulator, path: path, target: .tooLarge),
         Case(label: "Accumulator(maximumSize: 1 MiB), chunked", kind: .accumulator, path: path + "?chunked=1", target: .tooLarge),
     ]
@@ -259,6 +262,17 @@ enum ContentBenchmark {
 
     /// Runs one case in a child process (and its sandbox in another one if asked).
     static func launch(_ testCase: Case) throws -> ChildResult {
+        if testCase.kind == .fileWriterCurlHTTPS {
+            guard let nginx = ExternalTools.nginx else {
+                throw BenchmarkError(description: "nginx not installed (\(ExternalTools.installHint))")
+            }
+            let server = try NginxServer(executable: nginx, tls: true)
+            defer { server.stop() }
+            try server.addPatternFile(testCase.path, size: size)
+            return try launchChild(
+                ["--child", testCase.kind.rawValue, testCase.path, server.baseURL],
+                environment: ["BENCH_CA_FILE": server.certificateFile?.path ?? ""])
+        }
         guard testCase.separateServer else {
             return try launchChild(["--child", testCase.kind.rawValue, testCase.path])
         }
@@ -292,10 +306,13 @@ enum ContentBenchmark {
     }
 
     /// Runs this executable with `arguments` and decodes the JSON line it prints last.
-    static func launchChild(_ arguments: [String]) throws -> ChildResult {
+    static func launchChild(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -86,6 +86,13 @@ extension ContentBenchmark {
         case .urlsessionFile: outcome = rawDataTask(url, delegate: FileHandleDelegate(destination: destination))
         case .fileWriter: outcome = cycleDownload(url, handler: FileWriter(url: destination))
         case .fileWriterNative: outcome = cycleDownload(url, handler: FileWriter(url: destination), native: true)
+        case .fileWriterCurlHTTPS:
+            var configuration = HTTPSession.Configuration()
+            if let file = ThroughputBenchmark.trustedCAFile {
+                configuration.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: file))]
+            }
+            let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+            outcome = cycleDownload(url, handler: FileWriter(url: destination), session: session)
         case .accumulator: outcome = cycleDownload(url, handler: ProbedAccumulator(maximumSize: cap))
         case .urlsessionCancel: outcome = rawDataTask(url, delegate: CappedDelegate(cap: cap, cancelsElsewhere: false))
         case .urlsessionCancelAsync: outcome = rawDataTask(url, delegate: CappedDelegate(cap: cap, cancelsElsewhere: true))
@@ -189,8 +196,8 @@ extension ContentBenchmark {
 
     /// One HTTPCycle on its own session (URLSession, or the native transport); its completion
     /// handler runs on a private queue.
-    static func cycleDownload(_ url: URL, handler: any ContentHandler, native: Bool = false) -> Outcome {
-        let session = HTTPSession(delegateQueue: OperationQueue(), transport: native ? .native : nil)
+    static func cycleDownload(_ url: URL, handler: any ContentHandler, native: Bool = false, session: HTTPSession? = nil) -> Outcome {
+        let session = session ?? HTTPSession(delegateQueue: OperationQueue(), transport: native ? .native : nil)
         session.networkActivityIndicator = nil
         let networkQueue = session.core?.delegateQueue
         let sampler = MemorySampler { networkQueue?.operationCount ?? 0 }

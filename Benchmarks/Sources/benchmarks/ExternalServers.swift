@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinSandbox
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,6 +89,8 @@ enum ExternalTools {
 final class NginxServer {
     let process = Process()
     let directory: URL
+    /// The folder served.
+    let root: URL
     let port: Int
     let version: String
     /// The self-signed certificate served over TLS (CN=localhost, for 127.0.0.1), to trust.
@@ -101,7 +104,7 @@ final class NginxServer {
         // Temporary paths only for the modules this build has (nginx -V lists the ones left out).
         let build = (try? ExternalTools.run(executable, ["-V"]).output) ?? ""
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("jewzruxin-nginx-\(UUID().uuidString)", isDirectory: true)
-        let root = directory.appendingPathComponent("www", isDirectory: true)
+        root = directory.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         // Workers run as nobody when the master is root: let them in.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
@@ -188,6 +191,26 @@ final class NginxServer {
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
+    }
+
+    /// Writes the sandbox's pattern body of `size` bytes as the file at `path` (`/bytes/N`), for a
+    /// download to compare with what the sandbox would have sent.
+    func addPatternFile(_ path: String, size: Int64) throws {
+        let file = root.appendingPathComponent(String(path.dropFirst()))
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.deletingLastPathComponent().path)
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw BenchmarkError(description: "can't create \(file.path)")
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        var offset: Int64 = 0
+        while offset < size {
+            let count = Int(min(Int64(1 << 20), size - offset))
+            try handle.write(contentsOf: SandboxBody.expectedPattern(offset: offset, count: count))
+            offset += Int64(count)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     }
 
     /// Stops the master process this started (SIGTERM: a fast shutdown, workers included) and
