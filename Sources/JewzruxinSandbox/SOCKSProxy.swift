@@ -226,20 +226,7 @@ public final class SOCKSProxy: Sendable {
     public static func withProxy<T>(
         credentials: Credentials? = nil, hosts: [String: String]? = nil, _ body: (SOCKSProxy) async throws -> T
     ) async throws -> T {
-        let proxy = try SOCKSProxy(credentials: credentials, hosts: hosts)
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(proxy))
-        } catch {
-            result = .failure(error)
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                proxy.stop()
-                continuation.resume()
-            }
-        }
-        return try result.get()
+        try await ServerLifetime.run(try SOCKSProxy(credentials: credentials, hosts: hosts), stop: { $0.stop() }, body)
     }
 
     /// Every connection's handshake so far, in the order they ended (each is recorded before the
@@ -259,14 +246,7 @@ public final class SOCKSProxy: Sendable {
     /// Idempotent and safe from any thread; it blocks while threads finish (briefly), so call it
     /// off the cooperative pool, or use ``withProxy(credentials:hosts:_:)``.
     public func stop() {
-        stopped.withLock { isStopped in
-            guard !isStopped else { return }
-            core.stopSignal.fire()
-            core.threads.waitForAll()
-            Platform.closeDescriptor(listenFD)
-            core.stopSignal.close()
-            isStopped = true
-        }
+        ServerLifetime.stop(stopped, signal: core.stopSignal, threads: core.threads, listener: listenFD)
     }
 
     /// The number of the proxy's threads (accept loop, connections, relays) still running.

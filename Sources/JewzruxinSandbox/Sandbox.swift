@@ -60,20 +60,7 @@ public final class Sandbox: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: ``SandboxError`` if the sandbox can't start, or what `body` throws.
     public static func withSandbox<T>(_ body: (Sandbox) async throws -> T) async throws -> T {
-        let sandbox = try start()
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(sandbox))
-        } catch {
-            result = .failure(error)
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                sandbox.stop()
-                continuation.resume()
-            }
-        }
-        return try result.get()
+        try await ServerLifetime.run(try start(), stop: { $0.stop() }, body)
     }
 
     /// Starts listening on `host` and `port`, serving on background threads.
@@ -164,14 +151,7 @@ public final class Sandbox: Sendable {
     /// the first to finish. A route handler that is still running is waited for, so do
     /// not call `stop()` from inside a route handler.
     public func stop() {
-        stopped.withLock { isStopped in
-            guard !isStopped else { return }
-            core.stopSignal.fire()
-            core.threads.waitForAll()
-            Platform.closeDescriptor(listenFD)
-            core.stopSignal.close()
-            isStopped = true
-        }
+        ServerLifetime.stop(stopped, signal: core.stopSignal, threads: core.threads, listener: listenFD)
     }
 
     /// Registers a handler for `path`, taking precedence over built-in endpoints and

@@ -126,14 +126,7 @@ public final class ScriptedServer: Sendable {
     /// Idempotent and safe from any thread; it blocks while threads finish (briefly), so call it
     /// off the cooperative pool, or use ``withServer(_:_:)``.
     public func stop() {
-        stopped.withLock { isStopped in
-            guard !isStopped else { return }
-            core.stopSignal.fire()
-            core.threads.waitForAll()
-            Platform.closeDescriptor(listenFD)
-            core.stopSignal.close()
-            isStopped = true
-        }
+        ServerLifetime.stop(stopped, signal: core.stopSignal, threads: core.threads, listener: listenFD)
     }
 
     /// Runs `body` with a server playing `scripts` (as ``init(connectionScripts:)`` does),
@@ -147,20 +140,7 @@ public final class ScriptedServer: Sendable {
     public static func withServer<T>(
         _ scripts: [[Step]], _ body: (ScriptedServer) async throws -> T
     ) async throws -> T {
-        let server = try ScriptedServer(connectionScripts: scripts)
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(server))
-        } catch {
-            result = .failure(error)
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                server.stop()
-                continuation.resume()
-            }
-        }
-        return try result.get()
+        try await ServerLifetime.run(try ScriptedServer(connectionScripts: scripts), stop: { $0.stop() }, body)
     }
 }
 
