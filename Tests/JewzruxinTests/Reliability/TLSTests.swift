@@ -17,6 +17,10 @@ import Darwin
 // error). The cycle turns it into `URLError(.serverCertificateUntrusted)`; other -1 errors (a body
 // cut short is one) stay as they are. The end-to-end test serves a freshly made self-signed
 // certificate with `openssl s_server`; it is skipped where /usr/bin/openssl is absent.
+//
+// The curl transport's TLS settings: trust in an extra CA, pins, a minimum version, a client
+// certificate; and certificates that must be refused though their CA is trusted, one expired, one
+// for another host, issued by a throwaway CA (TestCertificateAuthority.swift).
 
 /// The OpenSSL command line tool the end-to-end test needs.
 let opensslPath = "/usr/bin/openssl"
@@ -89,10 +93,22 @@ func withSelfSignedServer(
         options += ["-Verify", "1", "-CAfile", "client.pem"]
     }
 
+    try await withWWWServer(certificate: "cert.pem", key: "key.pem", options: options, in: directory) { port in
+        try await body(port, directory.appendingPathComponent("cert.pem"))
+    }
+}
+
+/// Serves `certificate` and `key` (PEM files in `directory`) with `openssl s_server -www` on a free
+/// loopback port for the duration of `body`, then stops the server. `body` gets the port.
+///
+/// - Parameter options: More `s_server` options (`-tls1_2` to offer TLS 1.2 only).
+func withWWWServer(
+    certificate: String, key: String, options: [String] = [], in directory: URL, _ body: (_ port: Int) async throws -> Void
+) async throws {
     // Port 0: the system picks a free one, and s_server prints it ("ACCEPT 127.0.0.1:<port>").
     let output = Pipe()
     let server = try ChildProcess(
-        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"] + options,
+        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"] + options,
         directory: directory, output: output.fileHandleForWriting.fileDescriptor)
     try output.fileHandleForWriting.close()
 
@@ -126,7 +142,7 @@ func withSelfSignedServer(
         throw HelperProcessError(description: "openssl s_server did not report its port; output: \(collected?.text ?? "")")
     }
     do {
-        try await body(port, directory.appendingPathComponent("cert.pem"))
+        try await body(port)
     } catch {
         await stop()
         throw error
@@ -252,6 +268,70 @@ struct TLSTests {
                     Issue.record("TLS 1.2 passed a minimum of 1.3")
                 } catch HTTPError.transport(let error) {
                     #expect(error.code == .secureConnectionFailed, "\(error)")
+                }
+            }
+        }
+    }
+
+    /// TLS settings that trust `authority`'s certificate (besides the system's).
+    private static func trusting(_ authority: TestCertificateAuthority) -> HTTPSession.TLSSettings {
+        var tls = HTTPSession.TLSSettings()
+        tls.additionalTrustedCertificates = [.file(authority.certificate)]
+        return tls
+    }
+
+    /// Checks that a GET of `url` on a session trusting `authority` fails as
+    /// `serverCertificateUntrusted`, with libcurl's code 60 and its message, which contains `reason`.
+    private static func expectRefused(
+        _ url: String, trusting authority: TestCertificateAuthority, reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        do {
+            let cycle = try await HTTPCycle.get(url, session: curlSession(trusting(authority)))
+            Issue.record("the certificate was taken: status \(cycle.response.statusCode ?? 0)", sourceLocation: sourceLocation)
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .serverCertificateUntrusted, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.userInfo["CURLcode"] as? Int == 60, "libcurl's PEER_FAILED_VERIFICATION", sourceLocation: sourceLocation)
+            #expect(error.localizedDescription.hasPrefix("The server's TLS certificate is not trusted: "), sourceLocation: sourceLocation)
+            #expect(error.localizedDescription.contains(reason), "curl's reason is kept: \(error.localizedDescription)", sourceLocation: sourceLocation)
+            #expect(error.failingURL?.absoluteString == url, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Certificates a test CA issued, one flaw each; the same CA's valid certificate is taken first,
+    /// so that a refusal can only be for the flaw.
+    @Suite("certificates from a trusted CA on the curl transport", .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath)"))
+    struct IssuedCertificates {
+        /// Serves a certificate of `authority` for 127.0.0.1, valid from now, and checks that it is taken.
+        private func expectTaken(from authority: TestCertificateAuthority) async throws {
+            let valid = try await authority.issue("valid", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .days(1))
+            try await withWWWServer(certificate: valid.certificate.path, key: valid.key.path, in: authority.directory) { port in
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(port)/", session: TLSTests.curlSession(TLSTests.trusting(authority)))
+                #expect(cycle.response.statusCode == 200)
+            }
+        }
+
+        @Test("an expired certificate is refused as serverCertificateUntrusted, with curl's reason")
+        func expired() async throws {
+            try await withCertificateAuthority { authority in
+                try await expectTaken(from: authority)
+                let expired = try await authority.issue(
+                    "expired", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .between("20200101000000Z", "20200102000000Z"))
+                try await withWWWServer(certificate: expired.certificate.path, key: expired.key.path, in: authority.directory) { port in
+                    try await TLSTests.expectRefused("https://127.0.0.1:\(port)/", trusting: authority, reason: "certificate has expired")
+                }
+            }
+        }
+
+        @Test("a certificate for another host is refused as serverCertificateUntrusted, naming the host it was asked for")
+        func wrongHost() async throws {
+            try await withCertificateAuthority { authority in
+                try await expectTaken(from: authority)
+                let other = try await authority.issue(
+                    "other", commonName: "other.example", subjectAltName: "DNS:other.example", validity: .days(1))
+                try await withWWWServer(certificate: other.certificate.path, key: other.key.path, in: authority.directory) { port in
+                    try await TLSTests.expectRefused(
+                        "https://127.0.0.1:\(port)/", trusting: authority,
+                        reason: "no alternative certificate subject name matches target host name '127.0.0.1'")
                 }
             }
         }
