@@ -20,7 +20,8 @@ import Darwin
 //
 // The curl transport's TLS settings: trust in an extra CA, pins, a minimum version, a client
 // certificate; and certificates that must be refused though their CA is trusted, one expired, one
-// for another host, issued by a throwaway CA (TestCertificateAuthority.swift).
+// for another host, issued by a throwaway CA (TestCertificateAuthority.swift). HTTP/2, negotiated
+// by ALPN or not offered, against a minimal h2 server behind `openssl s_server` (HTTP2PipeServer.swift).
 
 /// The OpenSSL command line tool the end-to-end test needs.
 let opensslPath = "/usr/bin/openssl"
@@ -56,7 +57,7 @@ func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeou
 }
 
 /// The port of `openssl s_server`'s "ACCEPT 127.0.0.1:<port>" line in its output `text`, if there.
-private func acceptedPort(in text: String) -> Int? {
+func acceptedPort(in text: String) -> Int? {
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
           let colon = line.lastIndex(of: ":")
     else { return nil }
@@ -206,11 +207,11 @@ struct TLSTests {
     }
 
     /// A session on the curl transport with `tls`, a short timeout and no retry.
-    private static func curlSession(_ tls: HTTPSession.TLSSettings) -> HTTPSession {
+    private static func curlSession(_ tls: HTTPSession.TLSSettings, options: CurlTransport.Options = .init()) -> HTTPSession {
         var configuration = HTTPSession.Configuration(.ephemeral)
         configuration.timeoutIntervalForRequest = 10
         configuration.tls = tls
-        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl(options))
         session.retryPolicy.maximumRetryCount = 0
         return session
     }
@@ -333,6 +334,65 @@ struct TLSTests {
                         "https://127.0.0.1:\(port)/", trusting: authority,
                         reason: "no alternative certificate subject name matches target host name '127.0.0.1'")
                 }
+            }
+        }
+    }
+
+    /// HTTP/2 against ``HTTP2PipeServer``: `openssl s_server -alpn h2,http/1.1` ends TLS, the test speaks h2.
+    @Suite("HTTP/2 on the curl transport", .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath)"))
+    struct HTTP2 {
+        /// Serves one request over a certificate of a new test CA, with `run` given the server and
+        /// TLS settings that trust it.
+        private func withServer(body: String, _ run: (HTTP2PipeServer, HTTPSession.TLSSettings) async throws -> Void) async throws {
+            try await withCertificateAuthority { authority in
+                let server = try await authority.issue("server", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .days(1))
+                try await HTTP2PipeServer.serve(certificate: server.certificate, key: server.key, body: Data(body.utf8)) { pipe in
+                    try await run(pipe, TLSTests.trusting(authority))
+                }
+            }
+        }
+
+        @Test("h2 is negotiated where the server offers it: the body arrives, the metrics and the head say HTTP/2")
+        func negotiated() async throws {
+            try await withServer(body: "served over h2") { server, tls in
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(server.port)/h2", session: TLSTests.curlSession(tls))
+                #expect(cycle.response.statusCode == 200)
+                #expect(cycle.response.text == "served over h2")
+                #expect(cycle.response.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+                #expect(cycle.response.metrics?.httpVersion == "HTTP/2")
+                guard case .parsed(let head)? = cycle.response.head else {
+                    Issue.record("the curl transport gave no parsed head")
+                    return
+                }
+                #expect(head.httpVersion == "HTTP/2")
+
+                let exchange = server.exchange
+                #expect(exchange.offeredProtocols?.contains("h2") == true, "offered: \(exchange.offeredProtocols ?? [])")
+                #expect(exchange.selectedProtocol == "h2")
+                #expect(exchange.requestLine == "PRI * HTTP/2.0", "the connection preface")
+                #expect(exchange.frameTypes.first == 4, "the client's first frame is its SETTINGS: \(exchange.frameTypes)")
+                #expect(exchange.requestStream == 1)
+                #expect(exchange.requestEndedStream, "a GET has no body")
+                #expect(exchange.problem == nil)
+            }
+        }
+
+        @Test("with httpVersion .http1_1 the client offers no h2 and sends an HTTP/1.1 request line")
+        func http1Only() async throws {
+            try await withServer(body: "served over HTTP/1.1") { server, tls in
+                var options = CurlTransport.Options()
+                options.httpVersion = .http1_1
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(server.port)/h1", session: TLSTests.curlSession(tls, options: options))
+                #expect(cycle.response.statusCode == 200)
+                #expect(cycle.response.text == "served over HTTP/1.1")
+                #expect(cycle.response.metrics?.httpVersion == "HTTP/1.1")
+
+                let exchange = server.exchange
+                #expect(exchange.requestLine == "GET /h1 HTTP/1.1", "no preface")
+                #expect(!(exchange.offeredProtocols ?? []).contains("h2"), "offered: \(exchange.offeredProtocols ?? [])")
+                #expect(exchange.selectedProtocol != "h2")
+                #expect(exchange.frameTypes.isEmpty)
+                #expect(exchange.problem == nil)
             }
         }
     }
