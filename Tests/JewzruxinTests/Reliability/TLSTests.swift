@@ -17,6 +17,11 @@ import Darwin
 // error). The cycle turns it into `URLError(.serverCertificateUntrusted)`; other -1 errors (a body
 // cut short is one) stay as they are. The end-to-end test serves a freshly made self-signed
 // certificate with `openssl s_server`; it is skipped where /usr/bin/openssl is absent.
+//
+// The curl transport's TLS settings: trust in an extra CA, pins, a minimum version, a client
+// certificate; and certificates that must be refused though their CA is trusted, one expired, one
+// for another host, issued by a throwaway CA (TestCertificateAuthority.swift). HTTP/2, negotiated
+// by ALPN or not offered, against a minimal h2 server behind `openssl s_server` (HTTP2PipeServer.swift).
 
 /// The OpenSSL command line tool the end-to-end test needs.
 let opensslPath = "/usr/bin/openssl"
@@ -52,7 +57,7 @@ func runProcess(_ path: String, _ arguments: [String], in directory: URL, timeou
 }
 
 /// The port of `openssl s_server`'s "ACCEPT 127.0.0.1:<port>" line in its output `text`, if there.
-private func acceptedPort(in text: String) -> Int? {
+func acceptedPort(in text: String) -> Int? {
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
           let colon = line.lastIndex(of: ":")
     else { return nil }
@@ -89,10 +94,22 @@ func withSelfSignedServer(
         options += ["-Verify", "1", "-CAfile", "client.pem"]
     }
 
+    try await withWWWServer(certificate: "cert.pem", key: "key.pem", options: options, in: directory) { port in
+        try await body(port, directory.appendingPathComponent("cert.pem"))
+    }
+}
+
+/// Serves `certificate` and `key` (PEM files in `directory`) with `openssl s_server -www` on a free
+/// loopback port for the duration of `body`, then stops the server. `body` gets the port.
+///
+/// - Parameter options: More `s_server` options (`-tls1_2` to offer TLS 1.2 only).
+func withWWWServer(
+    certificate: String, key: String, options: [String] = [], in directory: URL, _ body: (_ port: Int) async throws -> Void
+) async throws {
     // Port 0: the system picks a free one, and s_server prints it ("ACCEPT 127.0.0.1:<port>").
     let output = Pipe()
     let server = try ChildProcess(
-        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"] + options,
+        opensslPath, ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"] + options,
         directory: directory, output: output.fileHandleForWriting.fileDescriptor)
     try output.fileHandleForWriting.close()
 
@@ -126,7 +143,7 @@ func withSelfSignedServer(
         throw HelperProcessError(description: "openssl s_server did not report its port; output: \(collected?.text ?? "")")
     }
     do {
-        try await body(port, directory.appendingPathComponent("cert.pem"))
+        try await body(port)
     } catch {
         await stop()
         throw error
@@ -190,11 +207,11 @@ struct TLSTests {
     }
 
     /// A session on the curl transport with `tls`, a short timeout and no retry.
-    private static func curlSession(_ tls: HTTPSession.TLSSettings) -> HTTPSession {
+    private static func curlSession(_ tls: HTTPSession.TLSSettings, options: CurlTransport.Options = .init()) -> HTTPSession {
         var configuration = HTTPSession.Configuration(.ephemeral)
         configuration.timeoutIntervalForRequest = 10
         configuration.tls = tls
-        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl(options))
         session.retryPolicy.maximumRetryCount = 0
         return session
     }
@@ -253,6 +270,129 @@ struct TLSTests {
                 } catch HTTPError.transport(let error) {
                     #expect(error.code == .secureConnectionFailed, "\(error)")
                 }
+            }
+        }
+    }
+
+    /// TLS settings that trust `authority`'s certificate (besides the system's).
+    private static func trusting(_ authority: TestCertificateAuthority) -> HTTPSession.TLSSettings {
+        var tls = HTTPSession.TLSSettings()
+        tls.additionalTrustedCertificates = [.file(authority.certificate)]
+        return tls
+    }
+
+    /// Checks that a GET of `url` on a session trusting `authority` fails as
+    /// `serverCertificateUntrusted`, with libcurl's code 60 and its message, which contains `reason`.
+    private static func expectRefused(
+        _ url: String, trusting authority: TestCertificateAuthority, reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        do {
+            let cycle = try await HTTPCycle.get(url, session: curlSession(trusting(authority)))
+            Issue.record("the certificate was taken: status \(cycle.response.statusCode ?? 0)", sourceLocation: sourceLocation)
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .serverCertificateUntrusted, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.userInfo["CURLcode"] as? Int == 60, "libcurl's PEER_FAILED_VERIFICATION", sourceLocation: sourceLocation)
+            #expect(error.localizedDescription.hasPrefix("The server's TLS certificate is not trusted: "), sourceLocation: sourceLocation)
+            #expect(error.localizedDescription.contains(reason), "curl's reason is kept: \(error.localizedDescription)", sourceLocation: sourceLocation)
+            #expect(error.failingURL?.absoluteString == url, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Certificates a test CA issued, one flaw each; the same CA's valid certificate is taken first,
+    /// so that a refusal can only be for the flaw.
+    @Suite("certificates from a trusted CA on the curl transport", .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath)"))
+    struct IssuedCertificates {
+        /// Serves a certificate of `authority` for 127.0.0.1, valid from now, and checks that it is taken.
+        private func expectTaken(from authority: TestCertificateAuthority) async throws {
+            let valid = try await authority.issue("valid", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .days(1))
+            try await withWWWServer(certificate: valid.certificate.path, key: valid.key.path, in: authority.directory) { port in
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(port)/", session: TLSTests.curlSession(TLSTests.trusting(authority)))
+                #expect(cycle.response.statusCode == 200)
+            }
+        }
+
+        @Test("an expired certificate is refused as serverCertificateUntrusted, with curl's reason")
+        func expired() async throws {
+            try await withCertificateAuthority { authority in
+                try await expectTaken(from: authority)
+                let expired = try await authority.issue(
+                    "expired", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .between("20200101000000Z", "20200102000000Z"))
+                try await withWWWServer(certificate: expired.certificate.path, key: expired.key.path, in: authority.directory) { port in
+                    try await TLSTests.expectRefused("https://127.0.0.1:\(port)/", trusting: authority, reason: "certificate has expired")
+                }
+            }
+        }
+
+        @Test("a certificate for another host is refused as serverCertificateUntrusted, naming the host it was asked for")
+        func wrongHost() async throws {
+            try await withCertificateAuthority { authority in
+                try await expectTaken(from: authority)
+                let other = try await authority.issue(
+                    "other", commonName: "other.example", subjectAltName: "DNS:other.example", validity: .days(1))
+                try await withWWWServer(certificate: other.certificate.path, key: other.key.path, in: authority.directory) { port in
+                    try await TLSTests.expectRefused(
+                        "https://127.0.0.1:\(port)/", trusting: authority,
+                        reason: "no alternative certificate subject name matches target host name '127.0.0.1'")
+                }
+            }
+        }
+    }
+
+    /// HTTP/2 against ``HTTP2PipeServer``: `openssl s_server -alpn h2,http/1.1` ends TLS, the test speaks h2.
+    @Suite("HTTP/2 on the curl transport", .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath)"))
+    struct HTTP2 {
+        /// Serves one request over a certificate of a new test CA, with `run` given the server and
+        /// TLS settings that trust it.
+        private func withServer(body: String, _ run: (HTTP2PipeServer, HTTPSession.TLSSettings) async throws -> Void) async throws {
+            try await withCertificateAuthority { authority in
+                let server = try await authority.issue("server", subjectAltName: "IP:127.0.0.1,DNS:localhost", validity: .days(1))
+                try await HTTP2PipeServer.serve(certificate: server.certificate, key: server.key, body: Data(body.utf8)) { pipe in
+                    try await run(pipe, TLSTests.trusting(authority))
+                }
+            }
+        }
+
+        @Test("h2 is negotiated where the server offers it: the body arrives, the metrics and the head say HTTP/2")
+        func negotiated() async throws {
+            try await withServer(body: "served over h2") { server, tls in
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(server.port)/h2", session: TLSTests.curlSession(tls))
+                #expect(cycle.response.statusCode == 200)
+                #expect(cycle.response.text == "served over h2")
+                #expect(cycle.response.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+                #expect(cycle.response.metrics?.httpVersion == "HTTP/2")
+                guard case .parsed(let head)? = cycle.response.head else {
+                    Issue.record("the curl transport gave no parsed head")
+                    return
+                }
+                #expect(head.httpVersion == "HTTP/2")
+
+                let exchange = server.exchange
+                #expect(exchange.offeredProtocols?.contains("h2") == true, "offered: \(exchange.offeredProtocols ?? [])")
+                #expect(exchange.selectedProtocol == "h2")
+                #expect(exchange.requestLine == "PRI * HTTP/2.0", "the connection preface")
+                #expect(exchange.frameTypes.first == 4, "the client's first frame is its SETTINGS: \(exchange.frameTypes)")
+                #expect(exchange.requestStream == 1)
+                #expect(exchange.requestEndedStream, "a GET has no body")
+                #expect(exchange.problem == nil)
+            }
+        }
+
+        @Test("with httpVersion .http1_1 the client offers no h2 and sends an HTTP/1.1 request line")
+        func http1Only() async throws {
+            try await withServer(body: "served over HTTP/1.1") { server, tls in
+                var options = CurlTransport.Options()
+                options.httpVersion = .http1_1
+                let cycle = try await HTTPCycle.get("https://127.0.0.1:\(server.port)/h1", session: TLSTests.curlSession(tls, options: options))
+                #expect(cycle.response.statusCode == 200)
+                #expect(cycle.response.text == "served over HTTP/1.1")
+                #expect(cycle.response.metrics?.httpVersion == "HTTP/1.1")
+
+                let exchange = server.exchange
+                #expect(exchange.requestLine == "GET /h1 HTTP/1.1", "no preface")
+                #expect(!(exchange.offeredProtocols ?? []).contains("h2"), "offered: \(exchange.offeredProtocols ?? [])")
+                #expect(exchange.selectedProtocol != "h2")
+                #expect(exchange.frameTypes.isEmpty)
+                #expect(exchange.problem == nil)
             }
         }
     }
