@@ -21,15 +21,18 @@ public struct HTTPTransferMetrics: Sendable, Hashable {
     public var total: TimeInterval
     /// The protocol spoken: `HTTP/1.1`, `HTTP/2`, `HTTP/3`; `nil` when none was.
     public var httpVersion: String?
-    /// The server's address and port, `nil` when no connection was made.
+    /// The server's address (or the proxy's, through a proxy), `nil` when no connection was made.
     public var remoteAddress: String?
+    /// The port of ``remoteAddress``, `nil` when no connection was made.
     public var remotePort: Int?
-    /// The client's address and port on the connection.
+    /// The client's address on the connection.
     public var localAddress: String?
+    /// The client's port on the connection.
     public var localPort: Int?
     /// Bytes of the request body sent.
     public var requestBodyBytes: Int64
-    /// Bytes of the response body received, as libcurl counts them.
+    /// Bytes of the response body received, as libcurl counts them: before decoding, when the body
+    /// has a content coding.
     public var responseBodyBytes: Int64
     /// Bytes of the response head received.
     public var responseHeaderBytes: Int
