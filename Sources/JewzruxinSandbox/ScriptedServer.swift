@@ -74,13 +74,15 @@ public final class ScriptedServer: Sendable {
     /// So `[[first], [rest]]` scripts the first connection one way and every later one
     /// another way. An empty array closes every connection at once.
     ///
-    /// - Parameter connectionScripts: The scripts, by connection number.
+    /// - Parameters:
+    ///   - connectionScripts: The scripts, by connection number.
+    ///   - port: The port on 127.0.0.1; 0 (the default) for one the system picks.
     /// - Throws: ``SandboxError`` when the listening socket can't be set up.
-    public init(connectionScripts: [[Step]]) throws {
+    public init(connectionScripts: [[Step]], port: UInt16 = 0) throws {
         let signal = try StopSignal()
         let listener: (fd: Int32, port: UInt16)
         do {
-            listener = try Listener.open(host: "127.0.0.1", port: 0)
+            listener = try Listener.open(host: "127.0.0.1", port: port)
         } catch {
             signal.close()
             throw error
@@ -90,7 +92,7 @@ public final class ScriptedServer: Sendable {
             signal.close()
             throw SandboxError.addressResolutionFailed(host: "127.0.0.1", code: 0, message: "host cannot be used in a URL")
         }
-        port = Int(listener.port)
+        self.port = Int(listener.port)
         baseURL = url
         listenFD = listener.fd
         let core = ScriptedServerCore(scripts: connectionScripts, stopSignal: signal)

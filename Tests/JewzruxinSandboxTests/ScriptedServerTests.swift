@@ -138,7 +138,9 @@ struct ScriptedServerTests {
 
     @Test("stop ends long pauses and waits promptly, and the port then refuses connections")
     func stopInterruptsWaits() async throws {
-        let server = try ScriptedServer(connectionScripts: [[.pause(30)], [.readRequest, .waitForClientClose]])
+        // Below the ephemeral range: a freed ephemeral port can be taken by another test's connection
+        // before the check that it refuses.
+        let server = try TestSupport.scriptedOutsideEphemeralRange([[.pause(30)], [.readRequest, .waitForClientClose]])
         let port = server.port
         let probes = try await TestSupport.onThread { () -> [WireProbe] in
             let first = try WireProbe(port: port)

@@ -95,7 +95,6 @@ enum TestSupport {
         }
     }
 
-    /// Whether connecting to `port` on 127.0.0.1 is refused.
     /// A sandbox on a free port below Linux's ephemeral range (32768–60999). Once it stops, neither
     /// the sandbox of a test running alongside (bound to port 0) nor an outgoing connection can take
     /// its port, so a test can check that the port is closed, or bind it again.
@@ -106,6 +105,15 @@ enum TestSupport {
         return try Sandbox.start(port: UInt16.random(in: 20_000..<32_000))
     }
 
+    /// A scripted server on a port below the ephemeral range, for the same reason.
+    static func scriptedOutsideEphemeralRange(_ scripts: [[ScriptedServer.Step]]) throws -> ScriptedServer {
+        for _ in 0..<100 {
+            if let server = try? ScriptedServer(connectionScripts: scripts, port: UInt16.random(in: 20_000..<32_000)) { return server }
+        }
+        return try ScriptedServer(connectionScripts: scripts, port: UInt16.random(in: 20_000..<32_000))
+    }
+
+    /// Whether connecting to `port` on 127.0.0.1 is refused.
     static func isRefused(port: UInt16) -> Bool {
         do {
             _ = try RawHTTPClient(port: port)
