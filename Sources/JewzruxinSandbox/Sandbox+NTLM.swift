@@ -13,9 +13,10 @@ import JewzruxinAuth
 // |                               |   type 2 with a random challenge, bound to the connection; |
 // |                               | an authenticate message (type 3) on that connection, for    |
 // |                               |   the user (any case) with the right NTLMv2 answer: 200     |
-// |                               |   JSON `{"authenticated":true,"domain","scheme":"NTLM",     |
-// |                               |   "user","workstation"}`, and the connection's later        |
-// |                               |   requests to the endpoint pass without `Authorization`;   |
+// |                               |   JSON `{"authenticated":true,"bodyLength","domain",        |
+// |                               |   "method","scheme":"NTLM","user","workstation"}`, and the  |
+// |                               |   connection's later requests to the endpoint pass without  |
+// |                               |   `Authorization`;                                          |
 // |                               | anything else (an answer on another connection, NTLMv1, a   |
 // |                               |   wrong user or password, a malformed message): 401         |
 // |                               |   `WWW-Authenticate: NTLM`, the body saying why.            |
@@ -60,7 +61,7 @@ extension Sandbox {
             return response
         }
         guard let header = request.headers["Authorization"], let message = NTLM.message(inHeader: header) else {
-            if let identity = connections.identity(request.connection, endpoint: endpoint) { return authenticated(identity) }
+            if let identity = connections.identity(request.connection, endpoint: endpoint) { return authenticated(identity, request) }
             return unauthorized(challenge: "NTLM")
         }
         switch NTLM.messageType(of: message) {
@@ -80,7 +81,7 @@ extension Sandbox {
             else { return refusal("the NTLMv2 answer is wrong") }
             let identity = NTLMConnectionStore.Identity(user: answer.user, domain: answer.domain, workstation: answer.workstation)
             connections.authenticate(request.connection, endpoint: endpoint, identity: identity)
-            return authenticated(identity)
+            return authenticated(identity, request)
         default:
             return refusal("not an NTLM negotiate or authenticate message")
         }
@@ -100,19 +101,24 @@ extension Sandbox {
             ]))
     }
 
-    /// What the NTLM endpoint answers an authenticated request.
+    /// What the NTLM endpoint answers an authenticated request: who, and the request's method and
+    /// body size (a client sends the body of a POST once the handshake is over).
     struct NTLMReport: Encodable {
         let authenticated = true
         let scheme = "NTLM"
         let user: String
         let domain: String
         let workstation: String
+        let method: String
+        let bodyLength: Int
     }
 
-    static func authenticated(_ identity: NTLMConnectionStore.Identity) -> SandboxResponse {
+    static func authenticated(_ identity: NTLMConnectionStore.Identity, _ request: SandboxRequest) -> SandboxResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let report = NTLMReport(user: identity.user, domain: identity.domain, workstation: identity.workstation)
+        let report = NTLMReport(
+            user: identity.user, domain: identity.domain, workstation: identity.workstation, method: request.method,
+            bodyLength: request.body.count)
         do {
             return .json(try encoder.encode(report))
         } catch {

@@ -29,6 +29,8 @@ struct NTLMEndpointTests {
         var user: String
         var domain: String
         var workstation: String
+        var method: String
+        var bodyLength: Int
     }
 
     static func report(_ response: RawResponse) throws -> Report {
@@ -83,7 +85,7 @@ struct NTLMEndpointTests {
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
         #expect(try Self.report(response) == Report(
-            authenticated: true, scheme: "NTLM", user: user, domain: domain, workstation: "TESTS"))
+            authenticated: true, scheme: "NTLM", user: user, domain: domain, workstation: "TESTS", method: "GET", bodyLength: 0))
     }
 
     @Test("an authenticated connection's later requests pass without Authorization; another connection's don't")
