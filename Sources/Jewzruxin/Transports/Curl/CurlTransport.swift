@@ -147,8 +147,12 @@ extension CurlTransport {
         let tls: TLS
         /// The proxy of each request: the configuration's, or the environment's, read once here.
         let proxies: ProxySelection
+        /// The libcurl loaded, `nil` when none could be: what it was built with decides whether
+        /// NTLM and Negotiate are handed to it.
+        let library: CurlLibrary?
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
+            self.library = library
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion
