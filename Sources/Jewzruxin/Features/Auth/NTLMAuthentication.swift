@@ -2,7 +2,7 @@ import Foundation
 
 /// Answers NTLM challenges (`WWW-Authenticate: NTLM`, MS-NLMP) with a user name, a password and
 /// optionally a domain, on the transports that can run NTLM: the curl transport, with a libcurl
-/// built with NTLM (``CurlLibrary/Features-swift.struct/ntlm``; the system's libcurl of Debian,
+/// built with NTLM (`CurlLibrary.Features.ntlm`; the system's libcurl of Debian,
 /// Ubuntu and Red Hat is).
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 
 /// Answers Negotiate challenges (`WWW-Authenticate: Negotiate`, SPNEGO, RFC 4559): Kerberos with
 /// the system's credentials, on the transports that can run it: the curl transport, with a
-/// libcurl built with SPNEGO (``CurlLibrary/Features-swift.struct/spnego``, through GSS-API).
+/// libcurl built with SPNEGO (`CurlLibrary.Features.spnego`, through GSS-API).
 ///
 /// ```swift
 /// // After `kinit jane@CORP.EXAMPLE`:
