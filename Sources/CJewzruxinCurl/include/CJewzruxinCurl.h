@@ -248,11 +248,13 @@ enum {
     JZ_OPT_PASSWORD = 10174,
 };
 
-/// CURLAUTH_NEGOTIATE and CURLAUTH_NTLM, for JZ_OPT_HTTPAUTH.
+/// CURLAUTH_NEGOTIATE, CURLAUTH_NTLM and CURLAUTH_ONLY (send nothing until a 401 asks for one of
+/// the schemes), for JZ_OPT_HTTPAUTH.
 enum {
     JZ_AUTH_NEGOTIATE = 1 << 2,
     JZ_AUTH_NTLM = 1 << 3,
 };
+#define JZ_AUTH_ONLY (1UL << 31)
 
 enum {
     JZ_INFO_SIZE_UPLOAD_T = 0x600000 + 7,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import JewzruxinTestSupport
 @testable import Jewzruxin
@@ -217,6 +218,28 @@ struct CurlNTLMTests {
                 sandbox.string("/auth/ntlm/test/12345/"),
                 authentications: [NegotiateAuthentication(), NTLMAuthentication(username: "test", password: "12345")], session: session)
             #expect(cycle.response.statusCode == 200)
+            await settle(session)
+        }
+    }
+
+    @Test("a server that asks for nothing sees no NTLM message, and a POST's body at once", arguments: [
+        [NTLMAuthentication(username: "test", password: "12345")] as [any HTTPAuthenticator],
+        [NegotiateAuthentication()], [NTLMAuthentication(username: "test", password: "12345"), NegotiateAuthentication()],
+    ])
+    func unasked(authentications: [any HTTPAuthenticator]) async throws {
+        try await withSandbox { sandbox in
+            let seen = Mutex<[String?]>([])
+            // Refuses an empty body, as an API that validates its input does.
+            sandbox.route("/strict/") { request in
+                seen.withLock { $0.append(request.headers["Authorization"]) }
+                return request.body.isEmpty ? .error(400, "empty body") : .text("got \(request.body.count)")
+            }
+            let session = curlSession()
+            session.authentications = authentications
+            let cycle = try await HTTPCycle.post(
+                sandbox.string("/strict/"), requestObject: Data("payload".utf8), requestProcessors: [HTTPDataProcessor()], session: session)
+            #expect(cycle.response.text == "got 7")
+            #expect(seen.withLock { $0 } == [nil])
             await settle(session)
         }
     }

@@ -63,15 +63,16 @@ struct CurlAuthenticationTests {
         let ntlm = NTLMAuthentication(username: "jane", password: "secret", domain: "CORP")
         let both = try #require(CurlConnectionAuthentication(for: Self.request([ntlm, NegotiateAuthentication()]), features: Self.ntlmAndNegotiate))
         #expect(both.schemes == [.negotiate, .ntlm])
-        #expect(both.bitmask == 4 | 8)
+        // CURLAUTH_ONLY: nothing sent until a 401 asks.
+        #expect(both.bitmask == 1 << 31 | 4 | 8)
         #expect(both.username == #"CORP\jane"#)
         #expect(both.password == "secret")
         let kerberos = try #require(CurlConnectionAuthentication(for: Self.request([NegotiateAuthentication()]), features: Self.ntlmAndNegotiate))
-        #expect(kerberos.bitmask == 4)
+        #expect(kerberos.bitmask == 1 << 31 | 4)
         #expect(kerberos.username == "")
         let plain = try #require(CurlConnectionAuthentication(
             for: Self.request([NTLMAuthentication(username: "jane", password: "secret")]), features: Self.ntlmAndNegotiate))
-        #expect(plain.bitmask == 8)
+        #expect(plain.bitmask == 1 << 31 | 8)
         #expect(plain.username == "jane")
         // A libcurl without the scheme gets nothing; nor a request with an Authorization of its own.
         #expect(CurlConnectionAuthentication(for: Self.request([ntlm]), features: [.ssl, .spnego]) == nil)

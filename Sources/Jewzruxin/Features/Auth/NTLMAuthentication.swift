@@ -15,8 +15,9 @@ import Foundation
 /// messages must all go on one connection, which is the transport's, not the engine's. So this
 /// authentication answers no challenge itself (its
 /// ``authorization(for:request:previousFailureCount:)`` is `nil`): the engine hands its credentials
-/// to the transport before each request of the cycle goes, and libcurl runs the handshake, NTLMv2
-/// when the server offers extended session security. The intermediate 401s never reach the content
+/// to the transport before each request of the cycle goes, and libcurl runs the handshake when a
+/// 401 asks for NTLM (a server that doesn't sees no NTLM message), NTLMv2 when the server offers
+/// extended session security. The intermediate 401s never reach the content
 /// handler or the response: the cycle sees the final answer only. Wrong credentials end in that
 /// 401 (``HTTPError/statusCodeSeemsToHaveErred(_:)``), as with ``BasicAuthentication``.
 ///

@@ -13,11 +13,17 @@ import JewzruxinAuth
 /// this libcurl was built with, and `CURLOPT_USERNAME` and `CURLOPT_PASSWORD`. libcurl then reads
 /// several responses in the one transfer — the 401s it answers, whose bodies it skips — and the
 /// head reader holds each until the next or the body shows which is the response.
+///
+/// With `CURLAUTH_ONLY`, libcurl sends the request as it would without credentials and starts a
+/// handshake only when a 401 offers one of the schemes, as the engine answers Basic: a server
+/// that asks for nothing sees no NTLM message, and a POST's body goes at once (libcurl's first
+/// message of a handshake it starts unasked carries no body, which a server may refuse). A
+/// connection libcurl has authenticated stays so, and the next requests on it go as they are.
 struct CurlConnectionAuthentication {
     /// The schemes handed to libcurl, in the order libcurl prefers them when a server offers both:
     /// Negotiate, then NTLM.
     let schemes: [ConnectionAuthenticationScheme]
-    /// `CURLOPT_HTTPAUTH`: `CURLAUTH_NEGOTIATE` and `CURLAUTH_NTLM` bits.
+    /// `CURLOPT_HTTPAUTH`: `CURLAUTH_NEGOTIATE` and `CURLAUTH_NTLM` bits, and `CURLAUTH_ONLY`.
     let bitmask: Int
     /// `CURLOPT_USERNAME`: NTLM's `DOMAIN\user`, or Negotiate's user name; empty for Negotiate
     /// with the system's credentials (libcurl runs no authentication without a user name set).
@@ -33,7 +39,7 @@ struct CurlConnectionAuthentication {
         let credentials = request.connectionCredentials.filter { Self.isBuilt($0.scheme, in: features) }
         guard !credentials.isEmpty else { return nil }
         schemes = ConnectionAuthenticationScheme.allCases.reversed().filter { scheme in credentials.contains { $0.scheme == scheme } }
-        bitmask = credentials.reduce(0) { $0 | Int($1.scheme == .ntlm ? JZ_AUTH_NTLM : JZ_AUTH_NEGOTIATE) }
+        bitmask = credentials.reduce(Int(JZ_AUTH_ONLY)) { $0 | Int($1.scheme == .ntlm ? JZ_AUTH_NTLM : JZ_AUTH_NEGOTIATE) }
         // One user name for both: NTLM's, which needs one, else Negotiate's.
         let account = (credentials.first { $0.scheme == .ntlm } ?? credentials.first)?.account
         if let account, let domain = account.domain, !domain.isEmpty {
