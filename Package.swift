@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",
-            dependencies: ["JewzruxinSandbox", "JewzruxinPrimitives"]
+            dependencies: ["JewzruxinSandbox", "JewzruxinPrimitives", "JewzruxinAuth"]
         ),
         .testTarget(
             name: "JewzruxinAuthTests",

@@ -6,7 +6,7 @@ import Foundation
 /// while the connection is persistent (HTTP/1.1 without `Connection: close`, or
 /// HTTP/1.0 with `Connection: keep-alive`). Malformed requests are answered with a
 /// `400` (or `505`) and the connection closed; I/O failures and stopping the sandbox
-/// just close it. The descriptor is always closed before ``serve(fd:core:)`` returns.
+/// just close it. The descriptor is always closed before ``serve(fd:core:number:)`` returns.
 enum Connection {
     /// How the connection ends.
     private enum Ending {
@@ -18,9 +18,10 @@ enum Connection {
         case alreadyClosed
     }
 
-    static func serve(fd: Int32, core: ServerCore) {
+    /// Serves connection `number` (what its requests carry as ``SandboxRequest/connection``).
+    static func serve(fd: Int32, core: ServerCore, number: Int) {
         let stream = SocketStream(fd: fd, stop: core.stopSignal)
-        switch serveRequests(on: stream, core: core) {
+        switch serveRequests(on: stream, core: core, number: number) {
         case .graceful:
             stream.lingeringClose()
         case .immediate:
@@ -30,7 +31,7 @@ enum Connection {
         }
     }
 
-    private static func serveRequests(on stream: SocketStream, core: ServerCore) -> Ending {
+    private static func serveRequests(on stream: SocketStream, core: ServerCore, number: Int) -> Ending {
         while !core.stopSignal.isFired {
             let head: RequestHead
             let body: Data
@@ -40,13 +41,14 @@ enum Connection {
             } catch {
                 return reject(error, on: stream)
             }
-            let request = SandboxRequest(
+            var request = SandboxRequest(
                 method: head.method,
                 target: head.target,
                 version: head.version,
                 headers: head.headers,
                 body: body
             )
+            request.connection = number
             let response = core.respond(to: request)
             do {
                 switch try ResponseWriter.write(response, for: head, keepAlive: head.wantsKeepAlive, to: stream) {

@@ -79,10 +79,10 @@ enum Listener {
     /// Accepts connections until the sandbox stops, serving each on its own thread.
     static func acceptLoop(listenFD: Int32, core: ServerCore) {
         acceptConnections(on: listenFD, until: core.stopSignal) { fd in
-            core.connectionOpened()
+            let number = core.connectionOpened()
             core.threads.spawn(name: "JewzruxinSandbox connection") {
-                Connection.serve(fd: fd, core: core)
-                core.connectionClosed()
+                Connection.serve(fd: fd, core: core, number: number)
+                core.connectionClosed(number)
             }
         }
     }

@@ -19,6 +19,8 @@ import Foundation
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
+// NTLM (any user and password, in the path) and Negotiate: /auth/ntlm/<user>/<password>/ and
+// /auth/negotiate/; see Sandbox+NTLM.swift.
 //
 // Faults (closes, resets, stalls, 503 storms, redirect loops, truncated gzip…) live under
 // /fault/; see Sandbox+Faults.swift.
@@ -54,6 +56,7 @@ extension Sandbox {
         core.addRoute("/stores", storeLocator)
         registerFlakyEndpoint(on: core)
         registerAuthEndpoints(on: core)
+        registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)
     }
 

@@ -171,4 +171,7 @@ public final class Sandbox: Sendable {
 
     /// The number of server threads (accept loop plus connections) still running.
     var runningThreadCount: Int { core.threads.count }
+
+    /// The connections whose NTLM handshake (`/auth/ntlm/`) the sandbox remembers.
+    var ntlmConnectionCount: Int { core.ntlmConnections.count }
 }

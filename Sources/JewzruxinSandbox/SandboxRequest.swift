@@ -38,6 +38,11 @@ public struct SandboxRequest: Sendable {
     /// The request body (after removing chunked framing); empty when there is none.
     public var body: Data
 
+    /// The number of the connection the request came on: 1 for the sandbox's first, 0 for a
+    /// request made by hand. The NTLM endpoint keeps its challenges per connection, as the
+    /// handshake is bound to one.
+    var connection = 0
+
     /// Creates a request, parsing `target` into ``path``, ``rawQuery`` and ``queryItems``.
     ///
     /// Useful for calling route handlers directly in unit tests.

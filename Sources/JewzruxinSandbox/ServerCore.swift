@@ -42,6 +42,8 @@ final class ServerCore: Sendable {
     let threads = ThreadTracker()
     /// Nonces issued by the `/digest_auth/` endpoints.
     let digestNonces = DigestNonceStore()
+    /// The NTLM handshakes of `/auth/ntlm/`, per connection.
+    let ntlmConnections = NTLMConnectionStore()
     /// Per-key request counters of `/flaky/`.
     let flakyCounters = FlakyCounters()
     /// Per-key request counters of the `/fault/` endpoints.
@@ -55,14 +57,18 @@ final class ServerCore: Sendable {
     var acceptedConnectionCount: Int { state.withLock { $0.acceptedConnections } }
     var openConnectionCount: Int { state.withLock { $0.openConnections } }
 
-    func connectionOpened() {
+    /// Counts a new connection; returns its number (1 for the first).
+    func connectionOpened() -> Int {
         state.withLock {
             $0.acceptedConnections += 1
             $0.openConnections += 1
+            return $0.acceptedConnections
         }
     }
 
-    func connectionClosed() {
+    /// Counts the end of connection `number`, and forgets its NTLM state.
+    func connectionClosed(_ number: Int) {
+        ntlmConnections.forget(number)
         state.withLock { $0.openConnections -= 1 }
     }
 

@@ -241,7 +241,20 @@ enum {
     JZ_OPT_SSLKEY_BLOB = 40292,
     JZ_OPT_CAINFO = 10065,
     JZ_OPT_CAINFO_BLOB = 40309,
+    /// CURLOPT_HTTPAUTH (a long of JZ_AUTH_* bits), CURLOPT_USERNAME and CURLOPT_PASSWORD: set only
+    /// for NTLM and Negotiate, whose handshake libcurl runs on its connection.
+    JZ_OPT_HTTPAUTH = 107,
+    JZ_OPT_USERNAME = 10173,
+    JZ_OPT_PASSWORD = 10174,
 };
+
+/// CURLAUTH_NEGOTIATE, CURLAUTH_NTLM and CURLAUTH_ONLY (send nothing until a 401 asks for one of
+/// the schemes), for JZ_OPT_HTTPAUTH.
+enum {
+    JZ_AUTH_NEGOTIATE = 1 << 2,
+    JZ_AUTH_NTLM = 1 << 3,
+};
+#define JZ_AUTH_ONLY (1UL << 31)
 
 enum {
     JZ_INFO_SIZE_UPLOAD_T = 0x600000 + 7,

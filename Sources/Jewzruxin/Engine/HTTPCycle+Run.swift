@@ -82,9 +82,12 @@ extension HTTPCycle {
             fail(attempt: attempt, error: error)
             return
         }
-        let (source, download, handler) = locked.withLock {
-            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler)
+        let (source, download, handler, authentications) = locked.withLock {
+            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications)
         }
+        var request = request
+        // NTLM and Negotiate go to the transport before the request does: their handshake is its.
+        request.connectionCredentials = Self.connectionCredentials(in: authentications ?? session.authentications)
         let feed: ContentFeed
         if let download {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")

@@ -109,7 +109,10 @@ extension HTTPCycle {
             case .deliver:
                 break
             }
-            if session.shouldTreatStatusCodeAsFailure(status) {
+            if status == 401, finished.counters.authenticationFailures == 0,
+               let unavailable = unavailableAuthentication(finished.response, sent: finished.sent) {
+                finished.error = unavailable
+            } else if session.shouldTreatStatusCodeAsFailure(status) {
                 finished.error = HTTPError.statusCodeSeemsToHaveErred(finished.response)
             }
             if finished.error == nil, let refusal = finished.feed.refusal(for: finished.response) {

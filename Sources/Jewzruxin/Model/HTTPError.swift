@@ -35,6 +35,16 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// `start` was called on a cycle that is already running; the running cycle is not disturbed.
     case alreadyRunning
+    /// The server asks for NTLM or Negotiate, the cycle has an authentication for it
+    /// (``NTLMAuthentication``, ``NegotiateAuthentication``), and it can't be used: the transport
+    /// can't run that handshake (only the curl transport can, with a libcurl built for it), or
+    /// libcurl could not complete it (no Kerberos ticket for Negotiate, say).
+    ///
+    /// `scheme` is `NTLM` or `Negotiate`, `reason` says why in a sentence, `response` is the 401,
+    /// with its challenges and body. Wrong credentials are not this error: the handshake ran and
+    /// the server refused it, so the cycle ends with the 401
+    /// (``statusCodeSeemsToHaveErred(_:)``), as with wrong Basic credentials.
+    case authenticationUnavailable(scheme: String, reason: String, response: HTTPResponse)
     /// The run did not finish within its overall deadline (``HTTPCycle/timeoutIntervalForResource``
     /// or the session configuration's), retries included: distinct from an idle timeout, which is
     /// `transport(URLError(.timedOut))`. The associated value is the deadline, in seconds.
@@ -78,6 +88,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "the cycle is already running"
         case .deadlineExceeded(let interval):
             return "the cycle did not finish within its deadline of \(interval) seconds"
+        case .authenticationUnavailable(let scheme, let reason, let response):
+            let url = response.url?.absoluteString ?? "the request"
+            return "\(scheme) authentication is unavailable for \(url): \(reason)"
         }
     }
 }

@@ -60,6 +60,11 @@ public struct HTTPRequest: Sendable {
     /// The first header refused by ``setValue(_:forHTTPHeaderField:)``, and why.
     var invalidHeader: (name: String, reason: String)?
 
+    /// The credentials of the connection-based schemes (NTLM, Negotiate) the cycle has, first
+    /// authentication first: the engine sets them on every request it sends, for a transport
+    /// that runs those handshakes itself; the others ignore them.
+    var connectionCredentials: [ConnectionCredential] = []
+
     /// Why a header can't be sent as given, or `nil` when it can.
     static func invalidity(name: String, value: String) -> String? {
         if name.isEmpty || !name.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) { return "the name is not an HTTP token" }

@@ -38,6 +38,9 @@ public struct HTTPResponse: Sendable {
     private var foundationHead: HTTPURLResponse?
     private var parsedHead: HTTPResponseHead?
 
+    /// A challenge of this response the transport had credentials for and could not answer.
+    var unansweredChallenge: UnansweredChallenge? { parsedHead?.unansweredChallenge }
+
     /// The underlying Foundation response, `nil` until the status line and headers have arrived.
     ///
     /// For a head a transport parsed (``HTTPResponseHead``) it is made the first time it is read: the status, the URL and the

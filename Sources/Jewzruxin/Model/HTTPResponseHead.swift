@@ -36,6 +36,9 @@ public final class HTTPResponseHead: Sendable {
     public let httpVersion: String
     /// The fields in the order received, as `(name, value)`.
     let orderedFields: [(name: String, value: String)]
+    /// A challenge in this head (a 401's) that the transport had credentials for and could not
+    /// answer: the curl transport says so when libcurl couldn't run an NTLM or Negotiate handshake.
+    let unansweredChallenge: UnansweredChallenge?
     /// The Foundation form, once made (`.some(nil)` if Foundation refused to make it).
     private let foundation = Locked<HTTPURLResponse??>(nil)
 
@@ -52,12 +55,16 @@ public final class HTTPResponseHead: Sendable {
                   orderedFields: fields.map { ($0.name, $0.value) })
     }
 
-    init(url: URL, statusCode: Int, reasonPhrase: String, httpVersion: String, orderedFields: [(name: String, value: String)]) {
+    init(
+        url: URL, statusCode: Int, reasonPhrase: String, httpVersion: String, orderedFields: [(name: String, value: String)],
+        unansweredChallenge: UnansweredChallenge? = nil
+    ) {
         self.url = url
         self.statusCode = statusCode
         self.reasonPhrase = reasonPhrase
         self.httpVersion = httpVersion
         self.orderedFields = orderedFields
+        self.unansweredChallenge = unansweredChallenge
     }
 
     /// The header fields in the order received, names as the server spelled them.

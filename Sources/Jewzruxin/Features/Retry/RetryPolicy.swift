@@ -72,10 +72,14 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
     ///
     /// A cancellation is never retried, nor is a content handler's own failure
     /// (``ContentHandlerError``: a refused response, a body too large, a file that can't be
-    /// written): sending again would end the same way.
+    /// written), nor an NTLM or Negotiate challenge that can't be answered
+    /// (``HTTPError/authenticationUnavailable(scheme:reason:response:)``): sending again would end
+    /// the same way.
     public func shouldRetry(error: any Error, retriedCount: Int, solicited: Bool) -> Bool {
         if case HTTPError.cancelled = error { return false }
         if error is ContentHandlerError { return false }
+        // The same transport and credentials would meet the same challenge.
+        if case HTTPError.authenticationUnavailable = error { return false }
         if solicited { return true }
         guard retriedCount < maximumRetryCount else { return false }
         switch error {

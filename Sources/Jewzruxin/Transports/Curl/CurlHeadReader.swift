@@ -4,6 +4,12 @@ import JewzruxinPrimitives
 /// Reads a response head from the lines libcurl's header callback hands over, one at a time: the
 /// status line, the fields, the empty line. Interim heads (1xx but 101) are read and dropped;
 /// lines after the final head (trailer fields) are ignored.
+///
+/// While libcurl runs an NTLM or Negotiate handshake (``holdsHeads``), one transfer reads several
+/// responses: each 401 libcurl answers (and a 2xx to a body-less probe it resends with the body),
+/// whose bodies it skips, then the response. A head read to its end is then held, and replaced by
+/// the next one if another follows; the body's first bytes, or the end of the transfer, show that
+/// the held head is the response (``takeHeld()``).
 struct CurlHeadReader {
     /// A head read to its end.
     struct Head {
@@ -21,8 +27,16 @@ struct CurlHeadReader {
     private var current: Head?
     /// Whether the final head has been read.
     private(set) var isDelivered = false
+    /// Whether a head read to its end is held rather than final: set when libcurl may read several
+    /// responses in one transfer (an NTLM or Negotiate handshake).
+    var holdsHeads = false
+    /// The last head read to its end while ``holdsHeads``, not known final yet.
+    private(set) var held: Head?
+    /// The held heads another one followed: the responses of libcurl's handshake, in order.
+    private(set) var replaced: [Head] = []
 
-    /// Takes one line, its CR LF included; returns the head when `line` ends the final one.
+    /// Takes one line, its CR LF included; returns the head when `line` ends the final one, or,
+    /// while ``holdsHeads``, one that is then held (``isDelivered`` stays `false`).
     ///
     /// Works on the bytes: a line becomes strings only for its name, value or reason.
     mutating func read(_ line: UnsafeRawBufferPointer) -> Head? {
@@ -35,6 +49,11 @@ struct CurlHeadReader {
             current = nil
             // An interim response: the final one follows.
             if (100..<200).contains(head.status), head.status != 101 { return nil }
+            if holdsHeads {
+                if let previous = held { replaced.append(previous) }
+                held = head
+                return head
+            }
             isDelivered = true
             return head
         }
@@ -50,6 +69,15 @@ struct CurlHeadReader {
             current?.fields.append((name, value))
         }
         return nil
+    }
+
+    /// The held head, now known to be the response (its body began, or the transfer ended): reading
+    /// stops as after any final head. `nil` when none is held.
+    mutating func takeHeld() -> Head? {
+        guard let head = held else { return nil }
+        held = nil
+        isDelivered = true
+        return head
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)

@@ -55,6 +55,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private var decoding = CurlBodyDecoding()
     /// The proxy the transfer goes through, if any.
     private var proxy: HTTPSession.ProxySettings?
+    /// What libcurl was handed to run NTLM or Negotiate, if anything (CurlAuthentication.swift).
+    private var connectionAuthentication: CurlConnectionAuthentication?
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, loop: CurlLoop) {
@@ -105,6 +107,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// libcurl ended the transfer with `code`.
     func finished(code: Int32) {
+        if code == JZ_E_OK, callbackError == nil { deliverHeldHead() }
         let metrics = easyHandle.map(Self.metrics(of:))
         if let callbackError {
             complete(with: callbackError, metrics: metrics)
@@ -219,9 +222,17 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
         settings.shared.cookies?.store(ended.setCookies, for: request.core)
+        // A head held during an NTLM or Negotiate handshake goes with the body or the end.
+        guard head.isDelivered else { return }
+        deliver(ended)
+    }
+
+    private func deliver(_ ended: CurlHeadReader.Head) {
         decoding.start(ended.fields, url: url)
+        let unanswered = connectionAuthentication?.unanswered(final: ended, replaced: head.replaced, url: url)
         events.didReceive(HTTPResponseHead(
-            url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields))
+            url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields,
+            unansweredChallenge: unanswered))
     }
 
     /// Hands body bytes to the engine, decoded: what the write callback returns, the count taken,
@@ -229,6 +240,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// `CURL_WRITEFUNC_PAUSE` when the handler is behind (libcurl keeps the bytes, and hands them
     /// again after ``resumeReading()``: nothing of them is decoded before that).
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        deliverHeldHead()
         guard !flags.withLock({ $0.cancelled }) else { return 0 }
         if outlet == nil, inlineBytes + bytes.count > Self.inlineBodyLimit { outlet = CurlOutlet() }
         if let outlet, !outlet.hasRoom() {
@@ -301,6 +313,31 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
         try configureHeaders(easy)
+        try configureConnectionAuthentication(easy)
+    }
+
+    // MARK: NTLM and Negotiate (CurlAuthentication.swift)
+
+    /// Hands libcurl the request's NTLM or Negotiate credentials, for the schemes it was built
+    /// with: it then runs their handshake on its connection, reading a 401 per round, which the
+    /// head reader holds back.
+    private func configureConnectionAuthentication(_ easy: UnsafeMutableRawPointer) throws {
+        guard let library = settings.library,
+              let authentication = CurlConnectionAuthentication(for: request, features: library.features)
+        else { return }
+        connectionAuthentication = authentication
+        head.holdsHeads = true
+        try set(easy, JZ_OPT_HTTPAUTH, authentication.bitmask)
+        try set(easy, JZ_OPT_USERNAME, authentication.username)
+        try set(easy, JZ_OPT_PASSWORD, authentication.password)
+        // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
+        if authentication.schemes.contains(.ntlm) { try set(easy, JZ_OPT_HTTP_VERSION, Int(JZ_HTTP_VERSION_1_1)) }
+    }
+
+    /// Reports the head held during a handshake, now known to be the response's.
+    private func deliverHeldHead() {
+        guard let held = head.takeHeld() else { return }
+        deliver(held)
     }
 
     /// The request's proxy, chosen here (the configuration's, or the environment's as the transport

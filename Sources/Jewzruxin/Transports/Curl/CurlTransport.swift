@@ -16,6 +16,14 @@ import FoundationNetworking
 /// answers challenges and retries the same way on every transport. Cookies go through the session's
 /// cookie storage, as with the other transports.
 ///
+/// NTLM and Negotiate are the exception: their handshake authenticates the connection, so for a
+/// cycle with an ``NTLMAuthentication`` or a ``NegotiateAuthentication`` the transport hands their
+/// credentials to libcurl (`CURLOPT_HTTPAUTH`, those schemes only, where ``CurlLibrary/features``
+/// has `CurlLibrary.Features.ntlm` or `CurlLibrary.Features.spnego`),
+/// which runs the whole handshake on one connection. The 401s of the handshake reach neither the
+/// content handler nor the response; when libcurl can't complete it (Negotiate without a Kerberos
+/// ticket) the cycle ends with ``HTTPError/authenticationUnavailable(scheme:reason:response:)``.
+///
 /// libcurl's content decoding stays off too: the transport sends an `Accept-Encoding` of the codings
 /// it decodes (``CurlLibrary/acceptedEncodings``: gzip and deflate with zlib, `br` and `zstd` when
 /// their libraries are there) unless the request has one, and decodes the body itself, whatever the
@@ -147,8 +155,12 @@ extension CurlTransport {
         let tls: TLS
         /// The proxy of each request: the configuration's, or the environment's, read once here.
         let proxies: ProxySelection
+        /// The libcurl loaded, `nil` when none could be: what it was built with decides whether
+        /// NTLM and Negotiate are handed to it.
+        let library: CurlLibrary?
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
+            self.library = library
             shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
             acceptedEncodings = library?.acceptedEncodings
             httpVersion = options.httpVersion

@@ -197,3 +197,12 @@ extension NativeTransport {
         func storeCookies(_ lines: [String], for request: URLRequest) { shared.cookies?.store(lines, for: request) }
     }
 }
+
+extension NativeTransport: ConnectionAuthenticatingTransport {
+    /// Always a reason: the native transport answers no challenge itself, and the engine's answers
+    /// (a header on a resent request) can't carry a handshake bound to one connection.
+    func unavailability(of scheme: ConnectionAuthenticationScheme) -> String? {
+        "the native transport doesn't run \(scheme.rawValue) handshakes, which must go on one connection from start to end; "
+            + "the curl transport does, with a libcurl built for \(scheme.rawValue)"
+    }
+}

@@ -203,3 +203,17 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.rejectProtectionSpace, nil)
     }
 }
+
+extension URLSessionTransport: ConnectionAuthenticatingTransport {
+    /// Always a reason: FoundationNetworking answers no NTLM or Negotiate challenge, and on Apple
+    /// platforms the transport declines every challenge, leaving them to the engine.
+    func unavailability(of scheme: ConnectionAuthenticationScheme) -> String? {
+        #if canImport(FoundationNetworking)
+        "URLSession on Linux (FoundationNetworking) doesn't answer \(scheme.rawValue) challenges; "
+            + "the curl transport does, with a libcurl built for \(scheme.rawValue)"
+        #else
+        "the URLSession transport declines URLSession's challenges, \(scheme.rawValue) included, and the engine can't run "
+            + "that handshake, which must go on one connection; the curl transport does, with a libcurl built for it"
+        #endif
+    }
+}
