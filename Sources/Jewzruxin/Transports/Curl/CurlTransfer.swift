@@ -367,6 +367,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         }
         try set(easy, JZ_OPT_PROXY, "\(scheme)://\(Self.address(of: chosen))")
         try set(easy, JZ_OPT_PROXYTYPE, Int(type))
+        // An https request through an HTTP proxy: the proxy's answer to CONNECT is not the response.
+        try set(easy, JZ_OPT_SUPPRESS_CONNECT_HEADERS, 1)
         if let username = chosen.username {
             // libcurl percent-decodes both (url.c, parse_proxy_auth): a '%' of theirs must reach it
             // encoded.
