@@ -11,7 +11,8 @@ import JewzruxinPrimitives
 /// next chunk, the write callback pauses the transfer (`CURL_WRITEFUNC_PAUSE`: libcurl keeps the
 /// bytes and stops reading that stream), and once the handler has brought the waiting bytes down to
 /// ``lowWater``, ``delivered(_:)`` says to resume it. Memory stays within about ``highWater`` plus
-/// libcurl's buffer per transfer, whatever the size of the body.
+/// libcurl's buffer and what one chunk decodes to (a compressed body) per transfer, whatever the
+/// size of the body.
 final class CurlOutlet: Sendable {
     /// Bytes waiting for the handler past which the transfer is paused.
     static let highWater = 1 << 20
