@@ -22,6 +22,14 @@ enum Dialer {
         case stopped
     }
 
+    /// Connects to the target a proxy's client named: an address, or a name that `hosts` maps to an
+    /// address (matched without regard to case; no other name resolves, so no resolver is asked),
+    /// or, without `hosts`, that the system resolves.
+    static func connect(target host: String, isAddress: Bool, port: Int, hosts: [String: String]?, stop: StopSignal) -> Result<Int32, Failure> {
+        let mapped = isAddress ? nil : hosts?.first { $0.key.lowercased() == host.lowercased() }?.value
+        return connect(host: mapped ?? host, port: port, numeric: isAddress || hosts != nil, stop: stop)
+    }
+
     /// Connects to `host`:`port`, trying each address `host` resolves to in turn.
     ///
     /// - Parameters:

@@ -173,9 +173,9 @@ struct SOCKSProxyTests {
         #expect(proxy.handshakes.map(\.reply) == [.connectionRefused, .commandNotSupported, .addressTypeNotSupported])
         #expect(proxy.handshakes[1].command == .bind)
         #expect(proxy.handshakes[1].target?.port == refusing.port)
-        #expect(SOCKSProxyCore.reply(forConnectError: ENETUNREACH) == .networkUnreachable)
-        #expect(SOCKSProxyCore.reply(forConnectError: ETIMEDOUT) == .hostUnreachable)
-        #expect(SOCKSProxyCore.reply(forConnectError: EACCES) == .generalFailure)
+        #expect(SOCKSHandshake.reply(forConnectError: ENETUNREACH) == .networkUnreachable)
+        #expect(SOCKSHandshake.reply(forConnectError: ETIMEDOUT) == .hostUnreachable)
+        #expect(SOCKSHandshake.reply(forConnectError: EACCES) == .generalFailure)
     }
 
     @Test("a greeting that isn't SOCKS5 is closed without a word")
