@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Opens outgoing connections for the servers that relay (``SOCKSProxy``): the other half of
+/// Opens outgoing connections for the servers that relay (``SOCKSProxy``, ``HTTPConnectProxy``): the other half of
 /// ``Listener``, with the same descriptor settings and every wait ended by the stop signal.
 enum Dialer {
     /// Why no connection could be opened.

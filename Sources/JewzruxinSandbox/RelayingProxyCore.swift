@@ -15,7 +15,7 @@ enum ProxyEnding {
     case close
 }
 
-/// What a relaying proxy speaks before it relays (``SOCKSHandshake``).
+/// What a relaying proxy speaks before it relays (``SOCKSHandshake``, ``HTTPConnectHandshake``).
 protocol ProxyHandshake: Sendable {
     associatedtype Record: ProxyRecord
     /// The name of the proxy's threads.
@@ -26,7 +26,7 @@ protocol ProxyHandshake: Sendable {
     func negotiate(_ client: SocketStream, _ record: inout Record, stop: StopSignal) throws(RequestError) -> ProxyEnding
 }
 
-/// The part every relaying proxy of the module (``SOCKSProxy``) shares: the
+/// The part every relaying proxy of the module (``SOCKSProxy``, ``HTTPConnectProxy``) shares: the
 /// listener on `127.0.0.1`, the accept loop, a thread per connection that runs the handshake, the
 /// relay both ways, the records, and the stop.
 final class RelayingProxyCore<Handshake: ProxyHandshake>: Sendable {

@@ -225,7 +225,7 @@ struct SOCKSProxyTests {
 
 /// A loopback port that is bound but doesn't listen, so connecting to it is refused, while this
 /// value lives (a port freed by a stopped server might be taken by another test's).
-private final class BoundPort {
+final class BoundPort {
     let port: Int
     private let fd: Int32
 
