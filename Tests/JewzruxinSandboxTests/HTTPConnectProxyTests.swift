@@ -123,25 +123,12 @@ struct HTTPConnectProxyTests {
         let (relaying, answer) = try connect(proxy, "127.0.0.1:\(sandbox.port)")
         #expect(answer.status == 200)
         #expect(try relaying.exchange(TestSupport.getRequest("/hello/")).status == 200)
-        #expect(proxy.runningThreadCount == 4)  // accept, two connections, one relay back
-
-        let start = Date()
-        proxy.stop()
-        #expect(Date().timeIntervalSince(start) < 1)
-        #expect(proxy.isStopped)
-        #expect(proxy.runningThreadCount == 0)
-        #expect(waiting.isClosedByPeer())
-        #expect(relaying.isClosedByPeer())
+        expectStopsAtOnce(proxy, clients: [waiting, relaying])
         #expect(proxy.tunnels.count == 2)
     }
 
     @Test("withProxy stops the proxy after its body, which may throw")
     func withProxy() async throws {
-        struct Thrown: Error {}
-        let kept = try await HTTPConnectProxy.withProxy { proxy in proxy }
-        #expect(kept.isStopped)
-        await #expect(throws: Thrown.self) {
-            try await HTTPConnectProxy.withProxy { _ in throw Thrown() }
-        }
+        try await expectScoped { body in try await HTTPConnectProxy.withProxy(body) }
     }
 }
