@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Opens outgoing connections for the servers that relay (``SOCKSProxy``): the other half of
+/// Opens outgoing connections for the servers that relay (``SOCKSProxy``, ``HTTPConnectProxy``): the other half of
 /// ``Listener``, with the same descriptor settings and every wait ended by the stop signal.
 enum Dialer {
     /// Why no connection could be opened.
@@ -20,6 +20,14 @@ enum Dialer {
         case failed(Int32)
         /// The server is stopping.
         case stopped
+    }
+
+    /// Connects to the target a proxy's client named: an address, or a name that `hosts` maps to an
+    /// address (matched without regard to case; no other name resolves, so no resolver is asked),
+    /// or, without `hosts`, that the system resolves.
+    static func connect(target host: String, isAddress: Bool, port: Int, hosts: [String: String]?, stop: StopSignal) -> Result<Int32, Failure> {
+        let mapped = isAddress ? nil : hosts?.first { $0.key.lowercased() == host.lowercased() }?.value
+        return connect(host: mapped ?? host, port: port, numeric: isAddress || hosts != nil, stop: stop)
     }
 
     /// Connects to `host`:`port`, trying each address `host` resolves to in turn.

@@ -40,8 +40,10 @@ enum HTTPParser {
 
     /// Reads the request line and header fields.
     ///
+    /// - Parameter authorityForm: Whether the target may also be in authority form (`host:port`, a
+    ///   `CONNECT`'s), which the caller then checks.
     /// - Returns: `nil` if the peer closed the connection cleanly between requests.
-    static func readHead(from stream: SocketStream) throws(RequestError) -> RequestHead? {
+    static func readHead(from stream: SocketStream, authorityForm: Bool = false) throws(RequestError) -> RequestHead? {
         var budget = maxHeaderSectionBytes
         let tooLarge = "request header section exceeds \(maxHeaderSectionBytes) bytes"
         var requestLine: [UInt8] = []
@@ -52,7 +54,7 @@ enum HTTPParser {
             requestLine = line
             guard budget > 0 else { throw .rejected(status: 400, message: tooLarge) }
         }
-        var head = try parseRequestLine(requestLine)
+        var head = try parseRequestLine(requestLine, authorityForm: authorityForm)
         while true {
             guard let line = try stream.readLine(limit: budget, tooLong: tooLarge) else {
                 throw .disconnected
@@ -64,8 +66,9 @@ enum HTTPParser {
         }
     }
 
-    /// Parses `METHOD SP request-target SP HTTP-version`.
-    static func parseRequestLine(_ line: [UInt8]) throws(RequestError) -> RequestHead {
+    /// Parses `METHOD SP request-target SP HTTP-version`; with `authorityForm`, any target of
+    /// visible ASCII passes.
+    static func parseRequestLine(_ line: [UInt8], authorityForm: Bool = false) throws(RequestError) -> RequestHead {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             throw .rejected(status: 400, message: "malformed request line")
@@ -78,7 +81,7 @@ enum HTTPParser {
             throw .rejected(status: 400, message: "malformed request target")
         }
         let targetText = String(decoding: target, as: UTF8.self)
-        guard targetText.hasPrefix("/") || targetText == "*"
+        guard authorityForm || targetText.hasPrefix("/") || targetText == "*"
             || targetText.lowercased().hasPrefix("http://") || targetText.lowercased().hasPrefix("https://")
         else {
             throw .rejected(status: 400, message: "malformed request target")

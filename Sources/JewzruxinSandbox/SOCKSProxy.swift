@@ -145,7 +145,7 @@ public final class SOCKSProxy: Sendable {
     }
 
     /// What the proxy saw and answered on one connection, as far as the client got.
-    public struct Handshake: Sendable, Hashable {
+    public struct Handshake: Sendable, Hashable, ProxyRecord {
         /// The methods the client offered, in its order.
         public var offeredMethods: [Method] = []
         /// The method the proxy chose (``Method/noAcceptableMethods`` when none would do); `nil`
@@ -170,11 +170,9 @@ public final class SOCKSProxy: Sendable {
     /// The address the proxy listens on: `127.0.0.1`.
     public let host = "127.0.0.1"
     /// The port the proxy listens on, picked by the system.
-    public let port: Int
+    public var port: Int { core.port }
 
-    private let core: SOCKSProxyCore
-    private let listenFD: Int32
-    private let stopped = Locked(false)
+    private let core: RelayingProxyCore<SOCKSHandshake>
 
     /// Starts a proxy on `127.0.0.1`, on a free port.
     ///
@@ -189,25 +187,7 @@ public final class SOCKSProxy: Sendable {
     ///     nothing else can resolve it, and stays off the network's DNS.
     /// - Throws: ``SandboxError`` when the listening socket can't be set up.
     public init(credentials: Credentials? = nil, hosts: [String: String]? = nil) throws(SandboxError) {
-        let signal = try StopSignal()
-        let listener: (fd: Int32, port: UInt16)
-        do {
-            listener = try Listener.open(host: "127.0.0.1", port: 0)
-        } catch {
-            signal.close()
-            throw error
-        }
-        port = Int(listener.port)
-        listenFD = listener.fd
-        let lowercasedHosts = hosts.map { names in
-            Dictionary(names.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
-        }
-        let core = SOCKSProxyCore(credentials: credentials, hosts: lowercasedHosts, stopSignal: signal)
-        self.core = core
-        let fd = listener.fd
-        core.threads.spawn(name: "SOCKSProxy accept") {
-            core.acceptLoop(listenFD: fd)
-        }
+        core = try RelayingProxyCore(SOCKSHandshake(credentials: credentials, hosts: hosts))
     }
 
     deinit {
@@ -231,13 +211,13 @@ public final class SOCKSProxy: Sendable {
 
     /// Every connection's handshake so far, in the order they ended (each is recorded before the
     /// proxy's last answer on it is sent).
-    public var handshakes: [Handshake] { core.state.withLock { $0.handshakes } }
+    public var handshakes: [Handshake] { core.records }
 
     /// The number of connections accepted so far.
-    public var connectionCount: Int { core.state.withLock { $0.connectionCount } }
+    public var connectionCount: Int { core.connectionCount }
 
     /// Whether ``stop()`` has completed.
-    public var isStopped: Bool { stopped.withLock { $0 } }
+    public var isStopped: Bool { core.isStopped }
 
     /// Stops the proxy: wakes every thread (handshakes, connects to targets, relays), closes every
     /// socket and the listener, and returns once all the proxy's threads have finished; the port then
@@ -246,7 +226,7 @@ public final class SOCKSProxy: Sendable {
     /// Idempotent and safe from any thread; it blocks while threads finish (briefly), so call it
     /// off the cooperative pool, or use ``withProxy(credentials:hosts:_:)``.
     public func stop() {
-        ServerLifetime.stop(stopped, signal: core.stopSignal, threads: core.threads, listener: listenFD)
+        core.stop()
     }
 
     /// The number of the proxy's threads (accept loop, connections, relays) still running.

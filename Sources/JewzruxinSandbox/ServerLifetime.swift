@@ -1,8 +1,8 @@
 import Foundation
 import JewzruxinPrimitives
 
-/// How the servers of this module (``Sandbox``, ``ScriptedServer``, ``SOCKSProxy``) stop and are
-/// scoped: one implementation for the three.
+/// How the servers of this module (``Sandbox``, ``ScriptedServer``, ``SOCKSProxy``,
+/// ``HTTPConnectProxy``) stop and are scoped: one implementation for them all.
 enum ServerLifetime {
     /// Wakes every thread of a server with its stop signal, waits for them, then closes the
     /// listener; once only, however often and from whichever threads it is called (a second call

@@ -275,6 +275,8 @@ enum {
     JZ_INFO_APPCONNECT_TIME_T = 0x600000 + 56,
     /// CURLINFO_PROXY_ERROR (7.73): the CURLproxycode behind a CURLE_PROXY.
     JZ_INFO_PROXY_ERROR = 0x200000 + 59,
+    /// CURLINFO_HTTP_CONNECTCODE: the status an HTTP proxy answered a CONNECT with (0 for none).
+    JZ_INFO_HTTP_CONNECTCODE = 0x200000 + 22,
 };
 
 enum {

@@ -226,3 +226,118 @@ struct CurlProxyTests {
         }
     }
 }
+
+/// https through an HTTP proxy on the curl transport: libcurl opens a `CONNECT` tunnel to the
+/// target, through the sandbox's `HTTPConnectProxy`, and speaks TLS to an `openssl s_server` inside
+/// it (TLSTests.swift's helpers).
+@Suite("Curl transport: https through an HTTP proxy (CONNECT)",
+       .enabled(if: FileManager.default.isExecutableFile(atPath: opensslPath), "needs \(opensslPath) to serve https"))
+struct CurlConnectProxyTests {
+    /// A curl session, without retries, with `proxy` (or `environment`) and trusting `certificate`.
+    private func session(
+        _ proxy: HTTPSession.ProxySettings?, environment: HTTPSession.ProxyEnvironment? = nil, trusting certificate: URL? = nil
+    ) -> HTTPSession {
+        var configuration = HTTPSession.Configuration(.ephemeral)
+        configuration.proxy = proxy
+        if let environment { configuration.proxyEnvironment = environment }
+        configuration.tls.additionalTrustedCertificates = certificate.map { [.file($0)] } ?? []
+        // Long enough that a failure that waits for it can't pass for a prompt one.
+        configuration.timeoutIntervalForRequest = 30
+        let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+        session.retryPolicy.maximumRetryCount = 0
+        return session
+    }
+
+    /// The `URLError` a GET of `url` fails with, and how long it took.
+    private func failure(_ url: String, _ session: HTTPSession) async throws -> (error: URLError?, seconds: TimeInterval) {
+        let start = Date()
+        do {
+            let cycle = try await HTTPCycle.get(url, session: session)
+            Issue.record("\(url) succeeded with \(cycle.response.statusCode ?? 0)")
+            return (nil, Date().timeIntervalSince(start))
+        } catch HTTPError.transport(let error) {
+            return (error, Date().timeIntervalSince(start))
+        }
+    }
+
+    @Test("an https GET goes through the tunnel: the server's status and body, not the proxy's 200; the proxy saw the target; https_proxy too")
+    func tunnel() async throws {
+        try await withSelfSignedServer { port, certificate in
+            try await HTTPConnectProxy.withProxy { proxy in
+                let url = "https://localhost:\(port)/"
+                let cycle = try await HTTPCycle.get(url, session: session(.init(.http, host: "127.0.0.1", port: proxy.port), trusting: certificate))
+                #expect(cycle.response.statusCode == 200)
+                // openssl s_server -www answers with a page about the TLS session.
+                #expect(cycle.response.text?.contains("s_server") == true)
+                #expect(cycle.response.value(forHTTPHeaderField: "Proxy-Agent") == nil, "the proxy's answer to CONNECT passed for the response")
+                #expect(cycle.response.metrics?.remotePort == proxy.port)
+                let tunnel = try #require(proxy.tunnels.first)
+                #expect(tunnel.method == "CONNECT")
+                #expect(tunnel.target == "localhost:\(port)")
+                #expect(tunnel.status == 200)
+                #expect(tunnel.userPass == nil)
+
+                let environment = HTTPSession.ProxyEnvironment.variables(["https_proxy": "http://127.0.0.1:\(proxy.port)"])
+                let viaEnvironment = try await HTTPCycle.get(url, session: session(nil, environment: environment, trusting: certificate))
+                #expect(viaEnvironment.response.statusCode == 200)
+                #expect(proxy.tunnels.count == 2)
+            }
+        }
+    }
+
+    @Test("proxy credentials reach the proxy whole, a colon in the user name too; wrong or none are userAuthenticationRequired naming the proxy, at once")
+    func credentials() async throws {
+        let credentials = HTTPConnectProxy.Credentials(username: "us:er%41", password: "pä%ss:w")
+        try await withSelfSignedServer { port, certificate in
+            try await HTTPConnectProxy.withProxy(credentials: credentials) { proxy in
+                let url = "https://localhost:\(port)/"
+                var settings = HTTPSession.ProxySettings(.http, host: "127.0.0.1", port: proxy.port)
+                settings.username = credentials.username
+                settings.password = credentials.password
+                let cycle = try await HTTPCycle.get(url, session: session(settings, trusting: certificate))
+                #expect(cycle.response.statusCode == 200)
+                #expect(proxy.tunnels.last?.userPass == "us:er%41:pä%ss:w")
+                #expect(proxy.tunnels.last?.credentialsAccepted == true)
+
+                settings.password = "wrong"
+                let wrong = try await failure(url, session(settings, trusting: certificate))
+                #expect(wrong.error?.code == .userAuthenticationRequired, "\(String(describing: wrong.error))")
+                #expect(wrong.error?.localizedDescription.contains("proxy 127.0.0.1:\(proxy.port)") == true)
+                #expect(wrong.error?.localizedDescription.contains("407") == true)
+                #expect(wrong.error?.failingURL?.absoluteString == url)
+                #expect(wrong.error?.userInfo["CURLconnectcode"] as? Int == 407)
+                #expect(wrong.seconds < 10, "the refusal waited for a timeout: \(wrong.seconds) s")
+                #expect(proxy.tunnels.last?.credentialsAccepted == false)
+                #expect(proxy.tunnels.last?.status == 407)
+
+                settings.username = nil
+                settings.password = nil
+                let none = try await failure(url, session(settings, trusting: certificate))
+                #expect(none.error?.code == .userAuthenticationRequired, "\(String(describing: none.error))")
+                #expect(none.seconds < 10)
+                #expect(proxy.tunnels.last?.userPass == nil)
+            }
+        }
+    }
+
+    @Test("a CONNECT the proxy refuses is cannotConnectToHost with the proxy's status; an excluded host goes direct")
+    func refusedAndExcluded() async throws {
+        try await withSelfSignedServer { port, certificate in
+            try await HTTPConnectProxy.withProxy(refusals: ["blocked.test": 403]) { proxy in
+                var settings = HTTPSession.ProxySettings(.http, host: "127.0.0.1", port: proxy.port)
+                let refused = try await failure("https://blocked.test/", session(settings))
+                #expect(refused.error?.code == .cannotConnectToHost, "\(String(describing: refused.error))")
+                #expect(refused.error?.localizedDescription.contains("proxy 127.0.0.1:\(proxy.port)") == true)
+                #expect(refused.error?.localizedDescription.contains("403") == true)
+                #expect(refused.seconds < 10)
+                #expect(proxy.tunnels.map(\.target) == ["blocked.test:443"])
+
+                settings.excludedHosts = ["localhost"]
+                let direct = try await HTTPCycle.get("https://localhost:\(port)/", session: session(settings, trusting: certificate))
+                #expect(direct.response.statusCode == 200)
+                #expect(direct.response.metrics?.remotePort == port)
+                #expect(proxy.connectionCount == 1)
+            }
+        }
+    }
+}

@@ -93,6 +93,14 @@ struct CurlTransportTests {
         #expect(error.localizedDescription == "Failed to connect to h port 80")
         #expect(error.userInfo["CURLcode"] as? Int == 7)
         #expect(error.failingURL == url)
+
+        // A CONNECT an HTTP proxy refused; a 2xx answer, or none, leaves libcurl's code as it is.
+        let refused = CurlErrors.urlError(code: 56, message: "CONNECT tunnel failed, response 502", url: url, proxy: "p:3128", connectStatus: 502)
+        #expect(refused.code == .cannotConnectToHost)
+        #expect(refused.localizedDescription == "The proxy p:3128 refused the tunnel with status 502: CONNECT tunnel failed, response 502")
+        #expect(CurlErrors.urlError(code: 56, message: nil, url: url, proxy: "p:3128", connectStatus: 407).code == .userAuthenticationRequired)
+        #expect(CurlErrors.urlError(code: 56, message: nil, url: url, proxy: "p:3128", connectStatus: 200).code == .networkConnectionLost)
+        #expect(CurlErrors.urlError(code: 56, message: nil, url: url, connectStatus: 407).code == .networkConnectionLost)
     }
 
     @Test("a session on .curl sends http and https to it; nothing else is routed to URLSession")

@@ -10,8 +10,13 @@ enum CurlErrors {
     /// A transfer through `proxy` (`host:port`) that failed for the proxy's sake says so: it could not
     /// be reached, or it answered with a failure; `proxyCode`, libcurl's `CURLproxycode` for a
     /// `CURLE_PROXY`, then picks the code (a rejected user is `userAuthenticationRequired`) and is
-    /// kept under `CURLproxycode`.
-    static func urlError(code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil) -> URLError {
+    /// kept under `CURLproxycode`. An HTTP proxy that answered the `CONNECT` of an https request with
+    /// `connectStatus` other than 2xx refused the tunnel, whatever libcurl's code: a `407` is
+    /// `userAuthenticationRequired`, any other `cannotConnectToHost`, the status named and kept under
+    /// `CURLconnectcode`.
+    static func urlError(
+        code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil, connectStatus: Int? = nil
+    ) -> URLError {
         var description = message ?? String(cString: jz_easy_strerror(code))
         var urlCode = urlErrorCode(for: code)
         var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url, "CURLcode": Int(code)]
@@ -19,7 +24,12 @@ enum CurlErrors {
             // Worded as the URLSession transport words it, libcurl's reason kept.
             description = "The server's TLS certificate is not trusted: " + description
         }
-        if let proxy {
+        if let proxy, let connectStatus, !(200...299).contains(connectStatus) {
+            // libcurl reports a refused CONNECT as a receive error (CURLE_RECV_ERROR).
+            description = "The proxy \(proxy) refused the tunnel with status \(connectStatus): " + description
+            urlCode = connectStatus == 407 ? .userAuthenticationRequired : .cannotConnectToHost
+            userInfo["CURLconnectcode"] = connectStatus
+        } else if let proxy {
             switch code {
             case 5, 7: // COULDNT_RESOLVE_PROXY, COULDNT_CONNECT: with a proxy, always to the proxy
                 description = "The proxy \(proxy) can't be reached: " + description

@@ -113,12 +113,18 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             complete(with: callbackError, metrics: metrics)
         } else if code != JZ_E_OK {
             var proxyCode: Int?
+            var connectStatus: Int?
             if let easyHandle, proxy != nil {
-                var value = 0
-                if jz_easy_getinfo_long(easyHandle, Int32(JZ_INFO_PROXY_ERROR), &value) == JZ_E_OK, value != 0 { proxyCode = value }
+                func info(_ name: Int32) -> Int? {
+                    var value = 0
+                    return jz_easy_getinfo_long(easyHandle, name, &value) == JZ_E_OK && value != 0 ? value : nil
+                }
+                proxyCode = info(Int32(JZ_INFO_PROXY_ERROR))
+                connectStatus = info(Int32(JZ_INFO_HTTP_CONNECTCODE))
             }
             complete(with: CurlErrors.urlError(
-                code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)), proxyCode: proxyCode), metrics: metrics)
+                code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)), proxyCode: proxyCode,
+                connectStatus: connectStatus), metrics: metrics)
         } else if !head.isDelivered {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,

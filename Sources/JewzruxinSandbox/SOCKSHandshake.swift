@@ -9,82 +9,16 @@ import Musl
 import Darwin
 #endif
 
-/// The state shared by a ``SOCKSProxy`` and its threads, and what each connection's thread runs:
-/// the handshake of RFC 1928 (with RFC 1929's sub-negotiation), the connect to the target, then the
-/// relay.
-final class SOCKSProxyCore: Sendable {
-    struct State: Sendable {
-        var connectionCount = 0
-        var handshakes: [SOCKSProxy.Handshake] = []
-    }
+/// The SOCKS5 handshake of a ``SOCKSProxy``'s connection (RFC 1928, with RFC 1929's
+/// sub-negotiation), up to the connect to the target.
+struct SOCKSHandshake: ProxyHandshake {
+    static let name = "SOCKSProxy"
 
     let credentials: SOCKSProxy.Credentials?
-    /// The only names that resolve, keys lowercased; `nil` for the system's resolver.
+    /// The only names that resolve; `nil` for the system's resolver.
     let hosts: [String: String]?
-    let stopSignal: StopSignal
-    let threads = ThreadTracker()
-    let state = Locked(State())
 
-    init(credentials: SOCKSProxy.Credentials?, hosts: [String: String]?, stopSignal: StopSignal) {
-        self.credentials = credentials
-        self.hosts = hosts
-        self.stopSignal = stopSignal
-    }
-
-    /// Accepts connections until the proxy stops, serving each on its own thread.
-    func acceptLoop(listenFD: Int32) {
-        Listener.acceptConnections(on: listenFD, until: stopSignal) { fd in
-            state.withLock { $0.connectionCount += 1 }
-            threads.spawn(name: "SOCKSProxy connection") { [self] in
-                serve(SocketStream(fd: fd, stop: stopSignal))
-            }
-        }
-    }
-
-    // MARK: One connection
-
-    /// How a handshake ends.
-    private enum Ending {
-        /// Send the last answer; then relay to the connected target, or close.
-        case answer(Data, target: Int32?)
-        /// Close without a word (a greeting that isn't SOCKS5).
-        case close
-    }
-
-    private func serve(_ client: SocketStream) {
-        var handshake = SOCKSProxy.Handshake()
-        let ending: Ending
-        do throws(RequestError) {
-            ending = try negotiate(client, &handshake)
-        } catch {
-            // The client left, or the proxy is stopping, inside the handshake.
-            record(handshake)
-            Platform.closeDescriptor(client.fd)
-            return
-        }
-        // Recorded before the answer goes out: a client that has its answer finds it recorded.
-        record(handshake)
-        switch ending {
-        case .close:
-            client.lingeringClose()
-        case .answer(let bytes, let target):
-            do {
-                try client.write(bytes)
-            } catch {
-                if let target { Platform.closeDescriptor(target) }
-                Platform.closeDescriptor(client.fd)
-                return
-            }
-            if let target {
-                relay(client: client, target: target)
-            } else {
-                client.lingeringClose()
-            }
-        }
-    }
-
-    /// Runs the handshake up to its last answer, which it returns rather than sends.
-    private func negotiate(_ client: SocketStream, _ handshake: inout SOCKSProxy.Handshake) throws(RequestError) -> Ending {
+    func negotiate(_ client: SocketStream, _ handshake: inout SOCKSProxy.Handshake, stop: StopSignal) throws(RequestError) -> ProxyEnding {
         // Greeting: VER NMETHODS METHODS, answered with VER METHOD.
         let greeting = try read(2, from: client)
         guard greeting[0] == 5 else { return .close }
@@ -129,11 +63,7 @@ final class SOCKSProxyCore: Sendable {
         handshake.target = target
         guard handshake.command == .connect else { return failure(.commandNotSupported, &handshake) }
 
-        // An address, or a name: mapped by the hosts given (only numeric addresses pass otherwise),
-        // or resolved by the system.
-        let address = addressType == .domainName ? hosts?[host.lowercased()] ?? host : host
-        let numeric = addressType != .domainName || hosts != nil
-        switch Dialer.connect(host: address, port: target.port, numeric: numeric, stop: stopSignal) {
+        switch Dialer.connect(target: host, isAddress: addressType != .domainName, port: target.port, hosts: hosts, stop: stop) {
         case .success(let connected):
             handshake.reply = .succeeded
             return .answer(Data([5, 0, 0]) + Self.boundAddress(of: connected), target: connected)
@@ -156,57 +86,16 @@ final class SOCKSProxyCore: Sendable {
     }
 
     /// The failure `reply`, after which the connection closes.
-    private func failure(_ reply: SOCKSProxy.Reply, _ handshake: inout SOCKSProxy.Handshake) -> Ending {
+    private func failure(_ reply: SOCKSProxy.Reply, _ handshake: inout SOCKSProxy.Handshake) -> ProxyEnding {
         handshake.reply = reply
         // VER REP RSV, and an empty IPv4 bound address.
         return .answer(Data([5, reply.rawValue, 0, 1, 0, 0, 0, 0, 0, 0]), target: nil)
-    }
-
-    private func record(_ handshake: SOCKSProxy.Handshake) {
-        state.withLock { $0.handshakes.append(handshake) }
     }
 
     private func read(_ count: Int, from stream: SocketStream) throws(RequestError) -> [UInt8] {
         var data = Data()
         try stream.read(exactly: count, into: &data)
         return Array(data)
-    }
-
-    // MARK: Relaying
-
-    /// Copies bytes both ways until both sides have closed (a side's end of stream is passed on to
-    /// the other as a half-close) or one fails (both are then shut down), then closes both.
-    private func relay(client: SocketStream, target: Int32) {
-        let back = DispatchSemaphore(value: 0)
-        let clientFD = client.fd
-        threads.spawn(name: "SOCKSProxy relay") { [self] in
-            pump(from: SocketStream(fd: target, stop: stopSignal), to: SocketStream(fd: clientFD, stop: stopSignal))
-            back.signal()
-        }
-        pump(from: client, to: SocketStream(fd: target, stop: stopSignal))
-        back.wait()
-        Platform.closeDescriptor(target)
-        Platform.closeDescriptor(clientFD)
-    }
-
-    private func pump(from source: SocketStream, to destination: SocketStream) {
-        do throws(RequestError) {
-            var chunk = Data()
-            repeat {
-                // What the client sent behind its request is already buffered: it goes first.
-                guard source.bufferedCount > 0 else { continue }
-                chunk.removeAll(keepingCapacity: true)
-                try source.read(exactly: source.bufferedCount, into: &chunk)
-                try destination.write(chunk)
-            } while try source.fill()
-            Platform.shutdownWrite(destination.fd)
-        } catch .stopped {
-            return
-        } catch {
-            // A reset or a failed write: end the other direction too.
-            Platform.shutdownBoth(source.fd)
-            Platform.shutdownBoth(destination.fd)
-        }
     }
 
     // MARK: Addresses
