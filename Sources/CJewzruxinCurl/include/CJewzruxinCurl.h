@@ -294,8 +294,7 @@ enum {
     JZ_READFUNC_ABORT = 0x10000000,
     /// CURL_WRITEFUNC_PAUSE: the write callback takes none of the bytes; libcurl keeps them.
     JZ_WRITEFUNC_PAUSE = 0x10000001,
-    /// CURLPAUSE_RECV and CURLPAUSE_CONT for jz_easy_pause.
-    JZ_PAUSE_RECV = 1,
+    /// CURLPAUSE_CONT for jz_easy_pause: both directions go on.
     JZ_PAUSE_CONT = 0,
     JZ_SEEKFUNC_OK = 0,
     JZ_SEEKFUNC_CANTSEEK = 2,

@@ -308,10 +308,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_NOSIGNAL, 1)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
-        let version = settings.httpVersion == .http1_1 ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS
-        try set(easy, JZ_OPT_HTTP_VERSION, Int(version))
+        try configureConnectionAuthentication(easy)
+        // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
+        let http1Only = settings.httpVersion == .http1_1 || connectionAuthentication?.schemes.contains(.ntlm) == true
+        try set(easy, JZ_OPT_HTTP_VERSION, Int(http1Only ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS))
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(timeout, 86_400) * 1000))
-        // The engine follows redirects and answers challenges itself, on every transport.
+        // The engine follows redirects and answers challenges itself, on every transport (NTLM and
+        // Negotiate aside, above).
         try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
         // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
         try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
@@ -319,7 +322,6 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try configureProxy(easy)
         try configureMethodAndBody(easy, context: context)
         try configureHeaders(easy)
-        try configureConnectionAuthentication(easy)
     }
 
     // MARK: NTLM and Negotiate (CurlAuthentication.swift)
@@ -336,8 +338,6 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_HTTPAUTH, authentication.bitmask)
         try set(easy, JZ_OPT_USERNAME, authentication.username)
         try set(easy, JZ_OPT_PASSWORD, authentication.password)
-        // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
-        if authentication.schemes.contains(.ntlm) { try set(easy, JZ_OPT_HTTP_VERSION, Int(JZ_HTTP_VERSION_1_1)) }
     }
 
     /// Reports the head held during a handshake, now known to be the response's.
@@ -378,8 +378,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         if let username = chosen.username {
             // libcurl percent-decodes both (url.c, parse_proxy_auth): a '%' of theirs must reach it
             // encoded.
-            try set(easy, JZ_OPT_PROXYUSERNAME, Self.percentEncoded(username))
-            try set(easy, JZ_OPT_PROXYPASSWORD, Self.percentEncoded(chosen.password ?? ""))
+            try set(easy, JZ_OPT_PROXYUSERNAME, URLEncoding.encode(username, .query))
+            try set(easy, JZ_OPT_PROXYPASSWORD, URLEncoding.encode(chosen.password ?? "", .query))
         }
     }
 
@@ -388,13 +388,6 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
         return "\(host):\(proxy.port)"
     }
-
-    /// Everything but RFC 3986's unreserved characters percent-encoded.
-    private static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
         guard url.scheme?.lowercased() == "https" else { return }
