@@ -25,8 +25,11 @@ let package = Package(
                 .product(name: "JewzruxinFluent", package: rootFolder.lastPathComponent),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "CLibcurlDirect",
             ]
         ),
+        // libcurl called directly from C: the floor under the curl transport's rows.
+        .target(name: "CLibcurlDirect", linkerSettings: [.linkedLibrary("dl")]),
     ],
     swiftLanguageModes: [.v6]
 )

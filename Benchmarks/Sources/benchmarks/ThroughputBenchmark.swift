@@ -55,15 +55,24 @@ enum ThroughputBenchmark {
         let role: Role
         /// One of the issue's rows: in the summary table, and run against nginx too.
         let main: Bool
-        /// Makes the function that sends one request, from the server's base URL (in the child).
-        let makeRunner: @Sendable (_ base: String) -> Runner
+        /// Makes the function that sends a series of requests, from the server's base URL (in the child).
+        let makeDriver: @Sendable (_ base: String) -> Driver
 
-        init(_ rawValue: String, _ label: String, _ role: Role, main: Bool, makeRunner: @escaping @Sendable (_ base: String) -> Runner) {
+        init(_ rawValue: String, _ label: String, _ role: Role, main: Bool, makeDriver: @escaping @Sendable (_ base: String) -> Driver) {
             self.rawValue = rawValue
             self.label = label
             self.role = role
             self.main = main
-            self.makeRunner = makeRunner
+            self.makeDriver = makeDriver
+        }
+
+        /// A client whose requests are sent one by one by `makeRunner`'s function, each lane's next
+        /// from the completion of its previous one (``drive(_:total:inFlight:)``).
+        init(_ rawValue: String, _ label: String, _ role: Role, main: Bool, makeRunner: @escaping @Sendable (_ base: String) -> Runner) {
+            self.init(rawValue, label, role, main: main) { base in
+                let run = makeRunner(base)
+                return { total, inFlight in ThroughputBenchmark.drive(run, total: total, inFlight: inFlight) }
+            }
         }
 
         /// The descriptor of that name.
@@ -75,11 +84,11 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
-            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl, serviceJSONURLSession,
+            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl, serviceJSONURLSession, libcurlDirect,
         ]
 
         /// The clients measured over https: native has no TLS (its session sends https to URLSession).
-        static let https: [Client] = [urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, asyncHTTPClient]
+        static let https: [Client] = [urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, asyncHTTPClient, libcurlDirect]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
         static let urlsession = Client("urlsession", "URLSession dataTask (baseline)", .baseline, main: true,
@@ -126,6 +135,11 @@ enum ThroughputBenchmark {
         static let serviceJSONURLSession = Client("ws-json-urlsession", "WebService.GET.responseJSON, URLSession", .library, main: true,
                                                   makeRunner: serviceRunner(.json, session: urlSessionTransportSession))
 
+        /// libcurl called directly from C on one thread, its multi interface, the same connection
+        /// limit and HTTP versions as the curl transport: the floor under the curl rows.
+        static let libcurlDirect = Client("libcurl-direct", "libcurl multi, from C (floor)", .reference, main: true,
+                                          makeDriver: libcurlDirectDriver)
+
         static func == (lhs: Client, rhs: Client) -> Bool { lhs.rawValue == rhs.rawValue }
         func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
         var description: String { rawValue }
@@ -146,6 +160,7 @@ enum ThroughputBenchmark {
 
     /// A library row judged against a peer's run of the same round: throughput at least
     /// `rates[inFlight]` times the peer's, CPU per request at most `cpu` times (`nil`: not judged).
+    /// With no `rates`, the comparison is for information: no verdict.
     struct PeerTarget {
         var client: Client
         var peer: Client = .asyncHTTPClient
@@ -164,6 +179,13 @@ enum ThroughputBenchmark {
     static let curlHTTPSTarget = PeerTarget(client: .serviceJSONCurl, issue: "issue 19", rates: [1: 1.8, 32: 1.3], cpu: 0.5)
     static let curlHTTPTarget = PeerTarget(
         client: .serviceJSONCurl, peer: .serviceJSONNative, issue: "issue 19", rates: [1: 0.9, 32: 0.9], cpu: nil, counts: false)
+    /// What the engine and the transport add to libcurl itself, and where libcurl alone stands
+    /// against the native transport and AsyncHTTPClient: for information.
+    static let curlFloorComparisons = [
+        PeerTarget(client: .serviceJSONCurl, peer: .libcurlDirect, issue: "the engine's cost", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .libcurlDirect, peer: .serviceJSONNative, issue: "the floor", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .libcurlDirect, peer: .asyncHTTPClient, issue: "the floor", rates: [:], cpu: nil, counts: false),
+    ]
 
     /// Prints and records a comparison of `target`'s client against its peer, round by round.
     static func report(_ target: PeerTarget, runs: [ThroughputResult], server: String, counted: Bool) {
@@ -179,9 +201,17 @@ enum ThroughputBenchmark {
                 cpus.append(row.cpuSecondsPer1000 / peer.cpuSecondsPer1000)
             }
             guard let rate = ContentBenchmark.median(rates), let cpu = ContentBenchmark.median(cpus) else { continue }
+            let mode = inFlight == 1 ? "sequential" : "\(inFlight) in flight"
+            guard !target.rates.isEmpty else {
+                print(String(format: "  %@: req/s %.2fx, CPU %.2fx", mode, rate, cpu))
+                Results.shared.add(SummaryEntry(
+                    section: "throughput", name: "\(target.client.label) vs \(target.peer.label), \(mode), \(server)",
+                    value: String(format: "%.2fx req/s · %.2fx CPU", rate, cpu), ratio: String(format: "%.2fx · %.2fx", rate, cpu),
+                    baseline: target.peer.label, target: nil, met: nil, note: nil, counts: false))
+                continue
+            }
             let rateTarget = target.rates[inFlight] ?? 1
             let met = rate >= rateTarget && target.cpu.map { cpu <= $0 } ?? true
-            let mode = inFlight == 1 ? "sequential" : "\(inFlight) in flight"
             let cpuTarget = target.cpu.map { String(format: " (target ≤ %.1fx)", $0) } ?? ""
             print(String(format: "  %@: req/s %.2fx (target ≥ %.1fx), CPU %.2fx%@: %@",
                          mode, rate, rateTarget, cpu, cpuTarget, met ? "PASS" : "FAIL"))
@@ -391,6 +421,9 @@ enum ThroughputBenchmark {
             report(curlHTTPTarget, runs: runs, server: server, counted: counted)
         } else {
             report(curlHTTPSTarget, runs: runs, server: server, counted: counted)
+        }
+        for comparison in curlFloorComparisons where clients.contains(comparison.client) && clients.contains(comparison.peer) {
+            report(comparison, runs: runs, server: server, counted: counted)
         }
         return Report(
             server: server, date: ISO8601DateFormatter().string(from: Date()), machine: machine,

@@ -8,6 +8,7 @@ import Jewzruxin
 import JewzruxinFluent
 import JewzruxinSandbox
 import Synchronization
+import CLibcurlDirect
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,13 +39,13 @@ extension ThroughputBenchmark {
             exit(3)
         }
         let base = arguments[2]
-        let run = client.makeRunner(base)
+        let drive = client.makeDriver(base)
         result.startRSSKiB = ProcessMemory.currentKiB
-        let warm = drive(run, total: warmUp, inFlight: inFlight)
+        let warm = drive(warmUp, inFlight)
         if let error = warm.firstError { result.error = "warm-up: \(error)" }
         let before = CPUUsage.now()
         let start = DispatchTime.now().uptimeNanoseconds
-        let timed = drive(run, total: requests, inFlight: inFlight)
+        let timed = drive(requests, inFlight)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let used = CPUUsage.now() - before
         result.seconds = seconds
@@ -72,6 +73,10 @@ extension ThroughputBenchmark {
     /// Makes one request and calls `finished` once with the body bytes it got (its check), or an
     /// error; may call it on any thread.
     typealias Runner = @Sendable (_ finished: @escaping @Sendable (_ bytes: Int, _ error: String?) -> Void) -> Void
+
+    /// Sends `total` requests, `inFlight` at a time, and tells what they got; called for the
+    /// warm-up, then for the timed run.
+    typealias Driver = (_ total: Int, _ inFlight: Int) -> Tally
 
     /// What a series of requests got.
     struct Tally {
@@ -259,6 +264,21 @@ extension ThroughputBenchmark {
                     finished(0, String(describing: error))
                 }
             }
+        }
+    }
+
+    /// ``Client/libcurlDirect``: libcurl's multi interface driven from C on the calling thread
+    /// (`CLibcurlDirect`), handles and connections kept from the warm-up to the timed run.
+    @Sendable static func libcurlDirectDriver(base: String) -> Driver {
+        let url = base + path
+        let maximumConnections = HTTPSession.Configuration(configuration).httpMaximumConnectionsPerHost
+        var state: UnsafeMutableRawPointer?
+        return { total, inFlight in
+            var tally = libcurl_direct_tally()
+            let code = libcurl_direct_run(&state, url, trustedCAFile, Int32(inFlight), total, maximumConnections > 0 ? maximumConnections : 6, &tally)
+            let error = withUnsafeBytes(of: tally.first_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if code != 0 { return Tally(failures: total, bytes: 0, firstError: error) }
+            return Tally(failures: tally.failures, bytes: Int(tally.body_bytes), firstError: error.isEmpty ? nil : error)
         }
     }
 
