@@ -6,6 +6,7 @@
 #include "CJewzruxinCurl.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,9 +77,7 @@ typedef struct {
     int (*multi_cleanup)(void *);
     int (*multi_add_handle)(void *, void *);
     int (*multi_remove_handle)(void *, void *);
-    int (*multi_perform)(void *, int *);
-    int (*multi_poll)(void *, void *, unsigned int, int, int *);
-    int (*multi_wakeup)(void *);
+    int (*multi_socket_action)(void *, int, int, int *);
     int (*multi_setopt)(void *, int, ...);
     const char *(*multi_strerror)(int);
     jz_message *(*multi_info_read)(void *, int *);
@@ -117,9 +116,7 @@ static int resolve(void *library, jz_functions *table, char *why, size_t why_siz
     JZ_LOOKUP(multi_cleanup, "curl_multi_cleanup");
     JZ_LOOKUP(multi_add_handle, "curl_multi_add_handle");
     JZ_LOOKUP(multi_remove_handle, "curl_multi_remove_handle");
-    JZ_LOOKUP(multi_perform, "curl_multi_perform");
-    JZ_LOOKUP(multi_poll, "curl_multi_poll");
-    JZ_LOOKUP(multi_wakeup, "curl_multi_wakeup");
+    JZ_LOOKUP(multi_socket_action, "curl_multi_socket_action");
     JZ_LOOKUP(multi_setopt, "curl_multi_setopt");
     JZ_LOOKUP(multi_strerror, "curl_multi_strerror");
     JZ_LOOKUP(multi_info_read, "curl_multi_info_read");
@@ -246,7 +243,10 @@ jz_easy *jz_easy_init(void) { return curl.easy_init(); }
 void jz_easy_cleanup(jz_easy *easy) { curl.easy_cleanup(easy); }
 void jz_easy_reset(jz_easy *easy) { curl.easy_reset(easy); }
 int jz_easy_pause(jz_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
-const char *jz_easy_strerror(int code) { return curl.easy_strerror(code); }
+// The two descriptions are asked for by error paths that may run before any libcurl is loaded.
+const char *jz_easy_strerror(int code) {
+    return curl.easy_strerror ? curl.easy_strerror(code) : "libcurl is not loaded";
+}
 
 int jz_easy_setopt_long(jz_easy *easy, int option, long value) { return curl.easy_setopt(easy, option, value); }
 int jz_easy_setopt_pointer(jz_easy *easy, int option, const void *value) {
@@ -306,13 +306,24 @@ jz_multi *jz_multi_init(void) { return curl.multi_init(); }
 int jz_multi_cleanup(jz_multi *multi) { return curl.multi_cleanup(multi); }
 int jz_multi_add(jz_multi *multi, jz_easy *easy) { return curl.multi_add_handle(multi, easy); }
 int jz_multi_remove(jz_multi *multi, jz_easy *easy) { return curl.multi_remove_handle(multi, easy); }
-int jz_multi_perform(jz_multi *multi, int *running) { return curl.multi_perform(multi, running); }
-int jz_multi_poll(jz_multi *multi, int timeout_ms, int *ready) {
-    return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
+int jz_multi_socket_action(jz_multi *multi, int fd, int mask, int *running) {
+    return curl.multi_socket_action(multi, fd, mask, running);
 }
-int jz_multi_wakeup(jz_multi *multi) { return curl.multi_wakeup(multi); }
+
+enum { MOPT_SOCKETFUNCTION = 20001, MOPT_SOCKETDATA = 10002, MOPT_TIMERFUNCTION = 20004, MOPT_TIMERDATA = 10005 };
+
+int jz_multi_set_socket(jz_multi *multi, jz_socket_callback callback, void *context) {
+    int code = curl.multi_setopt(multi, MOPT_SOCKETFUNCTION, callback);
+    return code != 0 ? code : curl.multi_setopt(multi, MOPT_SOCKETDATA, context);
+}
+int jz_multi_set_timer(jz_multi *multi, jz_timer_callback callback, void *context) {
+    int code = curl.multi_setopt(multi, MOPT_TIMERFUNCTION, callback);
+    return code != 0 ? code : curl.multi_setopt(multi, MOPT_TIMERDATA, context);
+}
 int jz_multi_setopt_long(jz_multi *multi, int option, long value) { return curl.multi_setopt(multi, option, value); }
-const char *jz_multi_strerror(int code) { return curl.multi_strerror(code); }
+const char *jz_multi_strerror(int code) {
+    return curl.multi_strerror ? curl.multi_strerror(code) : "libcurl is not loaded";
+}
 
 int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result) {
     int left = 0;
@@ -326,6 +337,45 @@ int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result) {
     }
     return 0;
 }
+
+// MARK: epoll
+
+#if defined(__linux__)
+#include <sys/epoll.h>
+
+int jz_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int jz_epoll_watch(int epoll, int fd, int what) {
+    if (what == JZ_POLL_REMOVE) return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
+    struct epoll_event event = {0};
+    event.events = ((what & JZ_POLL_IN) ? EPOLLIN : 0) | ((what & JZ_POLL_OUT) ? EPOLLOUT : 0);
+    event.data.fd = fd;
+    if (epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        int mask = 0;
+        if (events[i].events & EPOLLIN) mask |= JZ_CSELECT_IN;
+        if (events[i].events & EPOLLOUT) mask |= JZ_CSELECT_OUT;
+        if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= JZ_CSELECT_ERR;
+        ready[i].fd = events[i].data.fd;
+        ready[i].mask = mask;
+    }
+    return count;
+}
+#else
+int jz_epoll_create(void) { errno = ENOSYS; return -1; }
+int jz_epoll_watch(int epoll, int fd, int what) { (void)epoll; (void)fd; (void)what; errno = ENOSYS; return -1; }
+int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity) {
+    (void)epoll; (void)timeout_ms; (void)ready; (void)capacity; errno = ENOSYS; return -1;
+}
+#endif
 
 // MARK: Header lists
 

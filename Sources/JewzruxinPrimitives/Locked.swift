@@ -65,4 +65,16 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access to the value if no other thread holds it now; `nil`
+    /// without waiting if one does (or if this thread does: it doesn't deadlock, unlike
+    /// ``withLock(_:)``).
+    @inlinable
+    public func withLockIfAvailable<Result, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
 }

@@ -127,14 +127,35 @@ jz_multi *jz_multi_init(void);
 int jz_multi_cleanup(jz_multi *multi);
 int jz_multi_add(jz_multi *multi, jz_easy *easy);
 int jz_multi_remove(jz_multi *multi, jz_easy *easy);
-int jz_multi_perform(jz_multi *multi, int *running);
-/// curl_multi_poll with no extra descriptors.
-int jz_multi_poll(jz_multi *multi, int timeout_ms, int *ready);
-int jz_multi_wakeup(jz_multi *multi);
+/// curl_multi_socket_action: `fd` is ready for `mask` (JZ_CSELECT_*), or JZ_SOCKET_TIMEOUT with
+/// mask 0 when the timer is due.
+int jz_multi_socket_action(jz_multi *multi, int fd, int mask, int *running);
+
+/// What the multi handle wants watched on a socket: JZ_POLL_IN, _OUT, _INOUT, or _REMOVE. Returns 0.
+typedef int (*jz_socket_callback)(jz_easy *easy, int fd, int what, void *context, void *socket_context);
+/// When the multi handle wants JZ_SOCKET_TIMEOUT acted on: in `timeout_ms`, or never (-1). Returns 0.
+typedef int (*jz_timer_callback)(jz_multi *multi, long timeout_ms, void *context);
+/// CURLMOPT_SOCKETFUNCTION and CURLMOPT_SOCKETDATA.
+int jz_multi_set_socket(jz_multi *multi, jz_socket_callback callback, void *context);
+/// CURLMOPT_TIMERFUNCTION and CURLMOPT_TIMERDATA.
+int jz_multi_set_timer(jz_multi *multi, jz_timer_callback callback, void *context);
 int jz_multi_setopt_long(jz_multi *multi, int option, long value);
 const char *jz_multi_strerror(int code);
 /// The next CURLMSG_DONE message: 1 with its handle and CURLcode, or 0 when there is none.
 int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result);
+
+// MARK: epoll (Linux), for the loop's wait
+
+/// A socket found ready: its descriptor and JZ_CSELECT_* bits.
+typedef struct { int fd; int mask; } jz_ready;
+
+/// epoll_create1(EPOLL_CLOEXEC); -1 with errno set on failure, or ENOSYS off Linux.
+int jz_epoll_create(void);
+/// Watches `fd` in the epoll set for JZ_POLL_IN/_OUT/_INOUT (added or changed), or stops watching it
+/// (JZ_POLL_REMOVE). Returns 0, or -1 with errno set.
+int jz_epoll_watch(int epoll, int fd, int what);
+/// epoll_wait into `ready`, at most `capacity` sockets; returns how many, or -1 with errno set.
+int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity);
 
 // MARK: Header lists
 
@@ -282,6 +303,20 @@ enum {
 enum {
     JZ_MOPT_PIPELINING = 3,
     JZ_MOPT_MAX_HOST_CONNECTIONS = 7,
+};
+
+enum {
+    /// CURL_SOCKET_TIMEOUT: jz_multi_socket_action's "the timer is due".
+    JZ_SOCKET_TIMEOUT = -1,
+    /// CURL_CSELECT_*: what a socket is ready for.
+    JZ_CSELECT_IN = 1,
+    JZ_CSELECT_OUT = 2,
+    JZ_CSELECT_ERR = 4,
+    /// CURL_POLL_*: what the socket callback asks to watch.
+    JZ_POLL_IN = 1,
+    JZ_POLL_OUT = 2,
+    JZ_POLL_INOUT = 3,
+    JZ_POLL_REMOVE = 4,
 };
 
 enum {

@@ -112,6 +112,38 @@ struct CurlTransportTests {
         #expect(session.core == nil)
     }
 
+    @Test("a request is started by the thread that sends it when the loop's drive is free, else by the loop's thread")
+    func startsOnTheCallingThread() async throws {
+        try await withSandbox { sandbox in
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
+            let loop = try #require((session.transport as? CurlTransport)?.runningLoop)
+            for _ in 0..<5 {
+                #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
+            }
+            let free = loop.startCounts()
+            // The loop's thread takes the drive only for a round of events, rarely just as a request starts.
+            #expect(free.here >= 3)
+            #expect(free.here + free.onLoop == 5)
+
+            let url = sandbox.string("/hello/")
+            let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                loop.holdingDrive {
+                    do {
+                        try HTTPCycle.get(url, session: session) { cycle, error in
+                            continuation.resume(returning: error == nil ? cycle.response.statusCode ?? 0 : -1)
+                        }
+                    } catch {
+                        continuation.resume(returning: -2)
+                    }
+                }
+            }
+            #expect(status == 200)
+            let held = loop.startCounts()
+            #expect(held.onLoop == free.onLoop + 1)
+            #expect(held.here == free.here)
+        }
+    }
+
     @Test("each response on curl has its attempt's metrics: times in order, protocol, addresses, sizes, reuse")
     func metrics() async throws {
         try await withSandbox { sandbox in

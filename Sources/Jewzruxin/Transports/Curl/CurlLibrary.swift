@@ -106,8 +106,9 @@ public struct CurlLibrary: Sendable {
     /// ship, then macOS's.
     public static let candidateNames = ["libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4", "libcurl.4.dylib"]
 
-    /// The oldest version with everything the transport calls (`curl_multi_poll`,
-    /// `curl_multi_wakeup`): 7.68.0.
+    /// The oldest version the transport takes: 7.68.0 (Ubuntu 20.04's; Debian 11 has 7.74). Options
+    /// of later versions that a session's settings need are refused by that libcurl with a
+    /// typed error when the transfer starts.
     public static let minimumVersionNumber = 0x074400
 
     /// The library this process uses, loaded on first use; or why there is none.

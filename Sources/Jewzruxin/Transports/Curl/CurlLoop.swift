@@ -2,13 +2,25 @@ import CJewzruxinCurl
 import JewzruxinPrimitives
 import Foundation
 
-/// One thread running one `curl_multi` handle: every transfer of a curl transport is added,
-/// driven, timed out, cancelled and completed here.
+/// One `curl_multi` handle driven by `curl_multi_socket_action`, with a thread of its own that
+/// waits on the sockets libcurl asks to watch (``CurlPoller``): every transfer of a curl transport
+/// is added, driven, timed out, cancelled and completed here.
 ///
-/// The multi handle and the easy handles in it are used on this thread only; other threads hand
-/// their requests over through ``submit(_:)`` and ``cancel(_:)``, which queue the request under a
-/// lock and wake the thread with `curl_multi_wakeup`. No transfer callback, event or completion
-/// runs under that lock.
+/// **The drive.** Whoever calls into the multi handle (or into an easy handle in it) holds the
+/// drive, a lock that libcurl's callbacks run under. The loop's thread takes it for each round of
+/// socket events and timers. A thread that starts a transfer takes it too when it is free, adds the
+/// transfer and lets libcurl send the request at once (on Linux, where a socket it watches from there
+/// is part of the loop's wait already): in the usual case, a request to a host with an idle
+/// connection, the loop's thread then wakes only for the response, not also for the request. When
+/// the drive is taken, the transfer waits in the inbox and the loop's thread is woken for it, as are
+/// cancels and resumes always.
+///
+/// **No handler under the drive.** The callbacks that run under it only read and queue: what a
+/// transfer reports (its head, its body up to ``CurlTransfer/inlineBodyLimit``, its end) goes to
+/// the outbox with ``post(_:)``, and the loop's thread runs the outbox in order once it has let the
+/// drive go. A thread that started a transfer and found something posted wakes the loop's thread
+/// for it. Only the loop's thread runs the outbox, so a transfer's events keep their order and never
+/// run on the thread of another transfer's caller.
 final class CurlLoop: @unchecked Sendable {
     private struct Inbox {
         var starts: [CurlTransfer] = []
@@ -17,40 +29,79 @@ final class CurlLoop: @unchecked Sendable {
         var isStopping = false
     }
 
-    /// The multi handle; used on the loop's thread only, but for `curl_multi_wakeup`.
+    /// What only the holder of the drive reads or writes: the multi handle's state, the easy
+    /// handles in it and the idle ones, libcurl's timer, and the events posted.
+    private struct Drive {
+        /// The transfers in the multi handle, by easy handle.
+        var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+        /// When libcurl wants `JZ_SOCKET_TIMEOUT` acted on; `nil` for never.
+        var timer: MonotonicTime?
+        /// When the loop's thread wakes at the latest, set before it waits: a transfer started
+        /// meanwhile that needs it earlier wakes it.
+        var plannedWake = MonotonicTime.distantFuture
+        /// Events to run on the loop's thread once the drive is let go.
+        var outbox: [@Sendable () -> Void] = []
+        /// The thread ended, the multi handle is gone.
+        var isFinished = false
+        /// Transfers started by the thread that submitted them, and by the loop's thread.
+        var startedHere = 0
+        var startedOnLoop = 0
+    }
+
+    /// The multi handle; `nil` when libcurl couldn't make one.
     private let multi: UnsafeMutableRawPointer?
+    private let poller: CurlPoller?
     private let inbox = Locked(Inbox())
-    /// The transfers in the multi handle, by easy handle. The loop's thread only.
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Guards ``state``: held while calling into libcurl (module doc).
+    private let drive = Locked(0)
+    /// Read and written only while ``drive`` is held.
+    private var state = Drive()
     /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
-    /// resetting one. The loop's thread only.
+    /// resetting one. Under the drive.
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let idleHandleLimit = 32
     /// How long the thread waits for sockets before it looks at timeouts again, at most.
-    private static let longestPoll = MonotonicTime.nanoseconds(1)
+    private static let longestWait = MonotonicTime.nanoseconds(1)
+    /// Why the loop can't run, when it can't.
+    private let failure: String?
 
     init(maximumConnectionsPerHost: Int) {
-        multi = jz_multi_init()
+        var code: Int32 = 0
+        let poller = CurlPoller(failure: &code)
+        var failure = poller == nil ? "the transport's poller can't be made: " + String(cString: strerror(code)) : nil
+        self.poller = poller
+        multi = poller == nil ? nil : jz_multi_init()
+        if poller != nil, multi == nil { failure = "curl_multi_init failed" }
+        self.failure = failure
         guard let multi else { return }
+        let context = Unmanaged.passUnretained(self).toOpaque()
         _ = jz_multi_setopt_long(multi, Int32(JZ_MOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
         _ = jz_multi_setopt_long(multi, Int32(JZ_MOPT_PIPELINING), Int(JZ_PIPE_MULTIPLEX))
+        _ = jz_multi_set_socket(multi, curlSocketCallback, context)
+        _ = jz_multi_set_timer(multi, curlTimerCallback, context)
         let thread = Thread { [self] in run() }
         thread.name = "Jewzruxin.CurlTransport"
         thread.start()
     }
 
-    /// Starts `transfer` on the loop's thread.
+    /// Starts `transfer`: on the calling thread when the drive is free, else on the loop's.
     func submit(_ transfer: CurlTransfer) {
-        let accepted = multi != nil && inbox.withLock { inbox -> Bool in
+        guard let multi, let poller else {
+            return transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: failure ?? "no loop"]))
+        }
+        if CurlPoller.seesChangesDuringWait, let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
+            if wakes { poller.wake() }
+            return
+        }
+        let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.isStopping else { return false }
             inbox.starts.append(transfer)
             return true
         }
         if accepted {
-            wake()
+            poller.wake()
         } else {
-            let reason = multi == nil ? "curl_multi_init failed" : "the transport was released"
-            transfer.complete(with: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: reason]))
+            transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
         }
     }
 
@@ -58,73 +109,46 @@ final class CurlLoop: @unchecked Sendable {
     /// has completed already.
     func cancel(_ transfer: CurlTransfer) {
         inbox.withLock { $0.cancels.append(transfer) }
-        wake()
+        poller?.wake()
     }
 
     /// Resumes reading the response of `transfer`, paused while its handler was behind.
     func resume(_ transfer: CurlTransfer) {
         inbox.withLock { $0.resumes.append(transfer) }
-        wake()
+        poller?.wake()
     }
 
     /// Ends the thread once the transfers in flight have ended; they run to their end.
     func stop() {
         inbox.withLock { $0.isStopping = true }
-        wake()
+        poller?.wake()
     }
 
-    private func wake() {
-        if let multi { _ = jz_multi_wakeup(multi) }
+    /// How many transfers the threads that submitted them started, and how many the loop's thread
+    /// did: for tests.
+    func startCounts() -> (here: Int, onLoop: Int) {
+        drive.withLock { _ in (state.startedHere, state.startedOnLoop) }
     }
 
-    // MARK: The loop's thread
-
-    private func run() {
-        guard let multi else { return }
-        while true {
-            let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
-                defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }
-                return (inbox.starts, inbox.cancels, inbox.resumes, inbox.isStopping)
-            }
-            for transfer in cancels { cancelOnLoop(transfer, multi: multi) }
-            for transfer in resumes { transfer.resumeReading() }
-            for transfer in starts { startOnLoop(transfer, multi: multi) }
-            if isStopping, active.isEmpty { break }
-            var running: Int32 = 0
-            _ = jz_multi_perform(multi, &running)
-            var easy: UnsafeMutableRawPointer?
-            var result: Int32 = 0
-            while jz_multi_next_done(multi, &easy, &result) != 0 {
-                guard let easy, let transfer = active.removeValue(forKey: easy) else { continue }
-                _ = jz_multi_remove(multi, easy)
-                transfer.finished(code: result)
-            }
-            let now = MonotonicTime.now
-            var wake = now.adding(nanoseconds: Self.longestPoll)
-            for (easy, transfer) in active {
-                let deadline = transfer.idleDeadline
-                if deadline <= now {
-                    active.removeValue(forKey: easy)
-                    _ = jz_multi_remove(multi, easy)
-                    transfer.timedOut()
-                } else {
-                    wake = min(wake, deadline)
-                }
-            }
-            var ready: Int32 = 0
-            _ = jz_multi_poll(multi, wake.pollMilliseconds(from: now), &ready)
-        }
-        for easy in idleHandles { jz_easy_cleanup(easy) }
-        idleHandles = []
-        _ = jz_multi_cleanup(multi)
+    /// Runs `body` holding the drive, so that a transfer it submits goes through the inbox: for tests.
+    func holdingDrive(_ body: () -> Void) {
+        drive.withLock { _ in body() }
     }
 
-    /// An easy handle with default options, for a transfer about to start. The loop's thread only.
+    // MARK: Under the drive
+
+    /// Runs `event` on the loop's thread once the drive is let go, after those posted before it.
+    /// Under the drive only: libcurl's callbacks report through it.
+    func post(_ event: @escaping @Sendable () -> Void) {
+        state.outbox.append(event)
+    }
+
+    /// An easy handle with default options, for a transfer about to start. Under the drive.
     func makeHandle() -> UnsafeMutableRawPointer? {
         idleHandles.popLast() ?? jz_easy_init()
     }
 
-    /// Takes back the handle of an ended transfer, out of the multi handle. The loop's thread only.
+    /// Takes back the handle of an ended transfer, out of the multi handle. Under the drive.
     func recycle(_ easy: UnsafeMutableRawPointer) {
         guard idleHandles.count < Self.idleHandleLimit else {
             jz_easy_cleanup(easy)
@@ -134,7 +158,27 @@ final class CurlLoop: @unchecked Sendable {
         idleHandles.append(easy)
     }
 
-    private func startOnLoop(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
+    /// Starts `transfer` on the calling thread, which holds the drive: returns whether the loop's
+    /// thread must wake, for events posted meanwhile or for a deadline earlier than its own.
+    private func startHere(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) -> Bool {
+        if state.isFinished || inbox.withLock({ $0.isStopping }) {
+            transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
+            return false
+        }
+        start(transfer, multi: multi)
+        state.startedHere += 1
+        let now = MonotonicTime.now
+        if let timer = state.timer, timer <= now {
+            state.timer = nil
+            var running: Int32 = 0
+            _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
+        }
+        collectDone(multi: multi)
+        let deadline = min(state.timer ?? .distantFuture, transfer.idleDeadline)
+        return !state.outbox.isEmpty || deadline < state.plannedWake
+    }
+
+    private func start(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
         guard let easy = transfer.prepare() else { return }
         let code = jz_multi_add(multi, easy)
         guard code == JZ_M_OK else {
@@ -143,13 +187,110 @@ final class CurlLoop: @unchecked Sendable {
             ]))
             return
         }
-        active[easy] = transfer
+        state.active[easy] = transfer
     }
 
-    private func cancelOnLoop(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
-        if let easy = transfer.easyHandle, active.removeValue(forKey: easy) != nil {
+    private func cancelHere(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
+        if let easy = transfer.easyHandle, state.active.removeValue(forKey: easy) != nil {
             _ = jz_multi_remove(multi, easy)
         }
         transfer.complete(with: URLError(.cancelled))
     }
+
+    /// Ends the transfers libcurl has finished.
+    private func collectDone(multi: UnsafeMutableRawPointer) {
+        var easy: UnsafeMutableRawPointer?
+        var result: Int32 = 0
+        while jz_multi_next_done(multi, &easy, &result) != 0 {
+            guard let easy, let transfer = state.active.removeValue(forKey: easy) else { continue }
+            _ = jz_multi_remove(multi, easy)
+            transfer.finished(code: result)
+        }
+    }
+
+    /// libcurl's socket callback: watch `descriptor` for `what`.
+    fileprivate func socketChanged(_ descriptor: Int32, _ what: Int32) {
+        poller?.watch(descriptor, what)
+    }
+
+    /// libcurl's timer callback.
+    fileprivate func timerChanged(milliseconds: Int) {
+        state.timer = milliseconds < 0 ? nil : MonotonicTime.now.adding(nanoseconds: UInt64(milliseconds) * 1_000_000)
+    }
+
+    // MARK: The loop's thread
+
+    private func run() {
+        guard let multi, let poller else { return }
+        var ready: [CurlPoller.Event] = []
+        while true {
+            let (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi) }
+            for event in events { event() }
+            if ends { break }
+            ready.removeAll(keepingCapacity: true)
+            poller.wait(until: wake, into: &ready)
+        }
+    }
+
+    /// One round under the drive: the inbox, the sockets found ready and the timers. Returns the
+    /// events posted, when to wake at the latest, and whether the thread ends.
+    private func round(_ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer)
+        -> (events: [@Sendable () -> Void], wake: MonotonicTime, ends: Bool) {
+        let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
+            defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }
+            return (inbox.starts, inbox.cancels, inbox.resumes, inbox.isStopping)
+        }
+        for transfer in cancels { cancelHere(transfer, multi: multi) }
+        for transfer in resumes { transfer.resumeReading() }
+        for transfer in starts { start(transfer, multi: multi) }
+        state.startedOnLoop += starts.count
+        var running: Int32 = 0
+        for event in ready {
+            _ = jz_multi_socket_action(multi, event.fd, event.mask, &running)
+        }
+        let now = MonotonicTime.now
+        if let timer = state.timer, timer <= now {
+            state.timer = nil
+            _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
+        }
+        collectDone(multi: multi)
+        var wake = now.adding(nanoseconds: Self.longestWait)
+        if let timer = state.timer { wake = min(wake, timer) }
+        for (easy, transfer) in state.active {
+            let deadline = transfer.idleDeadline
+            if deadline <= now {
+                state.active.removeValue(forKey: easy)
+                _ = jz_multi_remove(multi, easy)
+                transfer.timedOut()
+            } else {
+                wake = min(wake, deadline)
+            }
+        }
+        state.plannedWake = wake
+        let events = state.outbox
+        state.outbox = []
+        let ends = isStopping && state.active.isEmpty
+        if ends {
+            state.isFinished = true
+            for easy in idleHandles { jz_easy_cleanup(easy) }
+            idleHandles = []
+            _ = jz_multi_cleanup(multi)
+        }
+        return (events, wake, ends)
+    }
+}
+
+// libcurl's multi callbacks: C functions that find their loop from the context pointer, which the
+// multi handle keeps while the loop lives (the loop's thread holds the loop until it cleans up).
+
+private let curlSocketCallback: jz_socket_callback = { _, descriptor, what, context, _ in
+    guard let context else { return 0 }
+    Unmanaged<CurlLoop>.fromOpaque(context).takeUnretainedValue().socketChanged(descriptor, what)
+    return 0
+}
+
+private let curlTimerCallback: jz_timer_callback = { _, milliseconds, context in
+    guard let context else { return 0 }
+    Unmanaged<CurlLoop>.fromOpaque(context).takeUnretainedValue().timerChanged(milliseconds: milliseconds)
+    return 0
 }

@@ -4,8 +4,8 @@ import JewzruxinPrimitives
 /// The way out of the loop's thread for the events of a transfer with a large body, so that a slow
 /// content handler holds up its own transfer only.
 ///
-/// A transfer reports its head and the first ``CurlTransfer/inlineBodyLimit`` bytes on the loop's
-/// thread, which costs no hop for the usual response. Past that, its body chunks and its end go
+/// A transfer reports its head and the first ``CurlTransfer/inlineBodyLimit`` bytes through its
+/// loop's outbox, on the loop's thread, which costs no hop for the usual response. Past that, its body chunks and its end go
 /// through a serial queue of its own, in order: the loop's thread queues a chunk and goes on with
 /// the other transfers. When ``highWater`` bytes wait for the handler, ``hasRoom()`` refuses the
 /// next chunk, the write callback pauses the transfer (`CURL_WRITEFUNC_PAUSE`: libcurl keeps the
@@ -27,8 +27,15 @@ final class CurlOutlet: Sendable {
     private let state = Locked(State())
     private let queue: DispatchQueue
 
+    /// An outlet whose events wait until ``open()``: its transfer's events posted to the loop's
+    /// outbox before it go first.
     init() {
-        queue = DispatchQueue(label: "Jewzruxin.CurlTransfer.delivery", target: .global())
+        queue = DispatchQueue(label: "Jewzruxin.CurlTransfer.delivery", attributes: .initiallyInactive, target: .global())
+    }
+
+    /// Lets the events given so far, and later ones, run. Once.
+    func open() {
+        queue.activate()
     }
 
     /// Whether more bytes may wait; `false` marks the transfer paused, and a later ``delivered(_:)``

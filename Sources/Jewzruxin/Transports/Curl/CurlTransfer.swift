@@ -7,10 +7,11 @@ import FoundationNetworking
 
 /// One request on a curl transport: an easy handle in its loop's multi handle.
 ///
-/// ``resume()`` and ``cancel()`` come from any thread and only hand the transfer to the loop; the
-/// easy handle is made, configured, driven and cleaned up on the loop's thread, where libcurl's
-/// callbacks run and every event is reported, in order. ``complete(with:)`` reports the end once,
-/// whichever of the loop, a cancel or a failure comes first.
+/// ``resume()`` and ``cancel()`` come from any thread and hand the transfer to the loop. The easy
+/// handle is made, configured, driven and cleaned up under the loop's drive (``CurlLoop``), by the
+/// thread that starts it or by the loop's; libcurl's callbacks run there too and post every event
+/// to the loop's outbox, which the loop's thread runs in order. ``complete(with:metrics:)`` reports
+/// the end once, whichever of the loop, a cancel or a failure comes first.
 final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// What other threads change: one lock for the three.
     private struct Flags {
@@ -32,7 +33,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private let flags = Locked(Flags())
     private let timeout: TimeInterval
 
-    // The loop's thread only, from prepare() on.
+    // Under the loop's drive only, from prepare() on.
     /// The easy handle, while the transfer runs.
     private(set) var easyHandle: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutableRawPointer?
@@ -43,13 +44,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private(set) var idleDeadline = MonotonicTime.distantFuture
     /// An error a callback met, reported instead of libcurl's code.
     private var callbackError: (any Error)?
-    /// Body bytes reported on the loop's thread so far.
+    /// Body bytes reported through the loop's outbox so far.
     private var inlineBytes = 0
     /// Where the events go once the body passes ``inlineBodyLimit``.
     private var outlet: CurlOutlet?
 
-    /// The body bytes a transfer reports on the loop's thread; past them its events go through a
-    /// ``CurlOutlet``, with backpressure.
+    /// The body bytes a transfer reports through its loop's outbox; past them its events go through
+    /// a ``CurlOutlet``, with backpressure.
     static let inlineBodyLimit = 256 * 1024
     /// The response's content codings, decoded as the body arrives.
     private var decoding = CurlBodyDecoding()
@@ -84,7 +85,14 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         loop.cancel(self)
     }
 
-    // MARK: The loop's thread
+    /// Reports `error` as the end of a transfer that never started (its loop can't take it), on the
+    /// calling thread.
+    func fail(_ error: any Error) {
+        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
+        events.didComplete(error: error)
+    }
+
+    // MARK: Under the loop's drive
 
     /// Makes and configures the easy handle; `nil` when the transfer has ended already or can't
     /// start (it has then reported why).
@@ -151,8 +159,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         ]))
     }
 
-    /// Reports the end, once, after what libcurl measured of it, and lets the handle go. Called on the
-    /// loop's thread, or on the caller's for a transfer its loop never took.
+    /// Reports the end, once, after what libcurl measured of it, and lets the handle go.
     func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
         guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
         release()
@@ -161,7 +168,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             if let metrics { events.didCollect(metrics) }
             events.didComplete(error: error)
         }
-        if let outlet { outlet.async(report) } else { report() }
+        if let outlet { outlet.async(report) } else { loop.post(report) }
     }
 
     /// What libcurl measured of the transfer of `easy`.
@@ -227,7 +234,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
-        settings.shared.cookies?.store(ended.setCookies, for: request.core)
+        if let cookies = settings.shared.cookies, !ended.setCookies.isEmpty {
+            let setCookies = ended.setCookies, request = request.core
+            loop.post { cookies.store(setCookies, for: request) }
+        }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
         guard head.isDelivered else { return }
         deliver(ended)
@@ -236,9 +246,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private func deliver(_ ended: CurlHeadReader.Head) {
         decoding.start(ended.fields, url: url)
         let unanswered = connectionAuthentication?.unanswered(final: ended, replaced: head.replaced, url: url)
-        events.didReceive(HTTPResponseHead(
+        let responseHead = HTTPResponseHead(
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields,
-            unansweredChallenge: unanswered))
+            unansweredChallenge: unanswered)
+        let events = events
+        loop.post { events.didReceive(responseHead) }
     }
 
     /// Hands body bytes to the engine, decoded: what the write callback returns, the count taken,
@@ -248,7 +260,12 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         deliverHeldHead()
         guard !flags.withLock({ $0.cancelled }) else { return 0 }
-        if outlet == nil, inlineBytes + bytes.count > Self.inlineBodyLimit { outlet = CurlOutlet() }
+        if outlet == nil, inlineBytes + bytes.count > Self.inlineBodyLimit {
+            // Its first event runs after those of the outbox: the head and the body so far.
+            let created = CurlOutlet()
+            outlet = created
+            loop.post { created.open() }
+        }
         if let outlet, !outlet.hasRoom() {
             // Waiting for the handler, not for the server.
             idleDeadline = .distantFuture
@@ -266,7 +283,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
                     if outlet.delivered(data.count) { loop.resume(self) }
                 }
             } else {
-                events.didReceive(data)
+                let events = events
+                loop.post { events.didReceive(data) }
             }
             // A body that decodes to much more than it is stops between pieces when cancelled.
             return !flags.withLock { $0.cancelled }
@@ -282,7 +300,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             let count = try body.read(into: buffer)
             if count > 0 {
                 idleDeadline = MonotonicTime.now(plus: timeout)
-                events.didSend(bytes: Int64(count), totalBytes: body.sent, expectedBytes: body.length ?? -1)
+                let events = events, sent = body.sent, expected = body.length ?? -1
+                loop.post { events.didSend(bytes: Int64(count), totalBytes: sent, expectedBytes: expected) }
             }
             return count
         } catch {

@@ -108,6 +108,9 @@ public final class CurlTransport: HTTPTransport {
         CurlTransport(configuration: HTTPSession.Configuration(), options: options, takesSessionConfiguration: true)
     }
 
+    /// The loop running its transfers, if it has one: for tests.
+    var runningLoop: CurlLoop? { try? loop.get() }
+
     /// `http` and `https`.
     public var schemes: Set<String>? { ["http", "https"] }
 
