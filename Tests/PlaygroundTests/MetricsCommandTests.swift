@@ -24,10 +24,10 @@ struct MetricsCommandTests {
         PlaygroundExecutable.masked(text.replacing(#/\d+\.\d\d ms/#, with: "T ms"))
     }
 
-    @Test("metrics: protocol, addresses, new or reused connection, every time, the bytes each way")
-    func metrics() async throws {
+    @Test("metrics: protocol, addresses, new or reused connection, every time, the bytes each way", arguments: ["curl", "native"])
+    func metrics(transport: String) async throws {
         try await withPlayground { playground, output, sandbox in
-            #expect(await playground.run(line: "transport curl; POST /dumpupload/ a=b").succeeded)
+            #expect(await playground.run(line: "transport \(transport); POST /dumpupload/ a=b").succeeded)
             output.clear()
             #expect(await playground.run(line: "metrics").succeeded)
             let head = try #require(playground.last?.response?.metrics?.responseHeaderBytes)
@@ -56,12 +56,14 @@ struct MetricsCommandTests {
         }
     }
 
-    @Test("timing on adds a line after each request, a download's too; timing off stops it; timing alone tells")
-    func timing() async throws {
+    @Test("timing on adds a line after each request, a download's too; timing off stops it; timing alone tells",
+          arguments: ["curl", "native"])
+    func timing(transport: String) async throws {
         try await withPlayground { playground, output, sandbox in
-            #expect(await playground.run(line: "transport curl; timing; timing on; GET /hello/; GET /status/404; download /bytes/10 ten.bin").succeeded)
+            #expect(await playground.run(line: "transport \(transport); timing; timing on; GET /hello/; GET /status/404; download /bytes/10 ten.bin")
+                .succeeded)
             #expect(masked(output.standardOutput) == """
-                transport: curl
+                transport: \(transport)
                 timing: off
                 timing: on
                 200 OK  N ms  11 bytes
@@ -89,21 +91,30 @@ struct MetricsCommandTests {
             #expect(output.standardError == "error: no response yet: send a request first (GET /hello/)\n")
 
             output.clear()
-            #expect(!(await playground.run(line: "transport native; timing on; GET /hello/; transport curl; metrics").succeeded))
+            #expect(!(await playground.run(line: "transport urlsession; timing on; GET /hello/; transport curl; metrics").succeeded))
             #expect(masked(output.standardOutput) == """
-                transport: native
-                timing: on, but the native transport measures no timings (transport curl does)
+                transport: urlsession
+                timing: on, but the urlsession transport measures no timings (transports curl and native do)
                 200 OK  N ms  11 bytes
-                no timings: the native transport measures none
+                no timings: the urlsession transport measured none
                 transport: curl
 
                 """)
-            #expect(output.standardError == "error: the last response came over the native transport, which measures no timings (transport curl does)\n")
-
-            output.clear()
-            #expect(!(await playground.run(line: "transport urlsession; GET /hello/; metrics").succeeded))
-            #expect(output.standardError == "error: the last response came over the urlsession transport, which measures no timings (transport curl does)\n")
+            #expect(output.standardError
+                == "error: the last response came over the urlsession transport, which measures no timings (transports curl and native do)\n")
         }
+    }
+
+    @Test("why a response has no metrics: URLSession, https:// a native session sent there, or an attempt measured nothing")
+    func unmeasured() throws {
+        let https = try #require(URL(string: "https://example.com/"))
+        let http = try #require(URL(string: "http://example.com/"))
+        #expect(Playground.unmeasured(on: .native, url: https)
+            == "came over URLSession, where the native transport sends https://, which measures no timings (transport curl does)")
+        #expect(Playground.unmeasured(on: .native, url: http)
+            == "has no timings: the native transport measures none for a request that was cancelled, timed out or never connected")
+        #expect(Playground.unmeasured(on: .curl, url: https).hasPrefix("has no timings: the curl transport"))
+        #expect(Playground.unmeasured(on: .urlSession, url: http).hasPrefix("came over the urlsession transport"))
     }
 
     @Test("the summary and the metrics lines show TLS and IPv6 addresses as they are")

@@ -76,7 +76,7 @@ enum CommandHelp {
             details: [
                 "The line: protocol, remote address, new or reused connection, then the name lookup, connect,",
                 "TLS handshake, first byte and total times, from the start of the request.",
-                "Only the curl transport measures them; on the others the line says so.",
+                "The curl and native transports measure them; on urlsession the line says so.",
                 "example: transport curl; timing on; GET /hello/",
             ]),
         Entry(
@@ -118,7 +118,7 @@ enum CommandHelp {
             details: [
                 "The protocol (HTTP/1.1 or HTTP/2), the remote and local addresses, whether the connection was",
                 "reused, the name lookup, connect, TLS handshake, request sent, first byte and total times,",
-                "and the bytes sent and received (response.metrics). Only the curl transport measures them.",
+                "and the bytes sent and received (response.metrics). The curl and native transports measure them.",
             ]),
         Entry(
             names: ["save"], group: "Last response",

@@ -2,7 +2,8 @@ import Foundation
 import Jewzruxin
 
 // How the last exchange went on the wire: `metrics`, and the line `timing on` adds after each request.
-// The numbers are the response's `HTTPTransferMetrics`, which the curl transport fills.
+// The numbers are the response's `HTTPTransferMetrics`, which the curl and native transports fill
+// (URLSession, which a native session sends https:// to, gives none).
 extension Playground {
     /// `metrics`: the last response's protocol, addresses, connection, times and sizes, one a line.
     ///
@@ -11,17 +12,30 @@ extension Playground {
         guard let last else { throw PlaygroundError("no response yet: send a request first (GET /hello/)") }
         guard let response = last.response else { throw PlaygroundError("the last request got no response") }
         guard let metrics = response.metrics else {
-            throw PlaygroundError("the last response came over the \(last.transport.rawValue) transport, which measures no timings (transport curl does)")
+            throw PlaygroundError("the last response \(Self.unmeasured(on: last.transport, url: last.request.url))")
         }
         for line in Self.metricsLines(metrics) { console.line(line) }
+    }
+
+    /// Why a response on `transport` to `url` has no metrics, after "the last response".
+    static func unmeasured(on transport: TransportKind, url: URL?) -> String {
+        switch transport {
+        case .urlSession:
+            return "came over the urlsession transport, which measures no timings (transports curl and native do)"
+        case .native where url?.scheme?.lowercased() == "https":
+            return "came over URLSession, where the native transport sends https://, which measures no timings (transport curl does)"
+        case .native, .curl:
+            return "has no timings: the \(transport.rawValue) transport measures none for a request that was cancelled, timed out "
+                + "or never connected"
+        }
     }
 
     /// `timing`: prints whether a line of timings follows each request, or turns it on or off.
     func timing(_ on: Bool?) {
         if let on { showsTiming = on }
         var state = "timing: \(showsTiming ? "on" : "off")"
-        if showsTiming, transportKind != .curl {
-            state += ", but the \(transportKind.rawValue) transport measures no timings (transport curl does)"
+        if showsTiming, transportKind == .urlSession {
+            state += ", but the urlsession transport measures no timings (transports curl and native do)"
         }
         console.line(state)
     }
@@ -30,7 +44,9 @@ extension Playground {
     func printTimingIfOn(_ response: HTTPResponse) {
         guard showsTiming else { return }
         guard let metrics = response.metrics else {
-            console.line(console.paint("no timings: the \(transportKind.rawValue) transport measures none", .dim))
+            let reason = transportKind == .native && response.core?.url?.scheme?.lowercased() == "https"
+                ? "https:// went to URLSession, which measures none" : "the \(transportKind.rawValue) transport measured none"
+            console.line(console.paint("no timings: " + reason, .dim))
             return
         }
         console.line(console.paint(Self.timingSummary(metrics), .dim))

@@ -1,11 +1,13 @@
 import Foundation
 
-/// How one attempt of a request went on the wire, as its transport measured it: the curl transport
-/// reports them (``HTTPResponse/metrics``); URLSession on Linux gives none (L14), nor does the native
-/// transport yet.
+/// How one attempt of a request went on the wire, as its transport measured it: the curl and native
+/// transports report them (``HTTPResponse/metrics``); URLSession on Linux gives none (L14).
 ///
-/// The times are seconds from the start of the attempt to each milestone, as libcurl counts them:
-/// a connection that was reused has its lookup, connect and handshake times near zero.
+/// The times are seconds from the start of the attempt to each milestone, on the monotonic clock, as
+/// libcurl counts them: a connection that was reused has its lookup, connect and handshake times near
+/// zero (the native transport gives 0). A milestone the attempt didn't reach is 0. An attempt that
+/// was cancelled, or timed out after it connected, reports none; the native transport reports none
+/// either for one that never connected.
 public struct HTTPTransferMetrics: Sendable, Hashable {
     /// The host's name resolved.
     public var nameLookup: TimeInterval
@@ -29,12 +31,13 @@ public struct HTTPTransferMetrics: Sendable, Hashable {
     public var localAddress: String?
     /// The client's port on the connection.
     public var localPort: Int?
-    /// Bytes of the request body sent.
+    /// Bytes of the request body sent, without the framing of a chunked one.
     public var requestBodyBytes: Int64
     /// Bytes of the response body received, as libcurl counts them: before decoding, when the body
-    /// has a content coding.
+    /// has a content coding, and without the framing of a chunked one.
     public var responseBodyBytes: Int64
-    /// Bytes of the response head received.
+    /// Bytes of the response head received: status line and fields, those of interim (1xx) responses
+    /// included.
     public var responseHeaderBytes: Int
     /// Whether the attempt went over a connection an earlier request had opened.
     public var reusedConnection: Bool

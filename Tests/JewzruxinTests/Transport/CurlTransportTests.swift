@@ -170,9 +170,6 @@ struct CurlTransportTests {
             let reused = try #require(second.response.metrics)
             #expect(reused.reusedConnection)
             #expect(reused.requestBodyBytes == 5)
-
-            let native = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .native)
-            #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: native).response.metrics == nil)
         }
     }
 

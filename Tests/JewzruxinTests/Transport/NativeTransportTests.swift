@@ -142,11 +142,14 @@ struct NativeTransportTests {
             // The sandbox would answer after 5 s: a timeout error shows the 0.3 s limit ended it.
             let result = try await outcome { try HTTPCycle.get(sandbox.string("/echo/?delay=5"), session: session, completionHandler: $0) }
             #expect(urlErrorCode(result.error) == .timedOut)
+            // As on curl, an attempt that timed out reports no metrics.
+            #expect(result.response.metrics == nil)
             await session.drain()
             #expect(transport.openConnectionCount <= 1)
             // A slow drip that keeps making progress within the timeout succeeds.
             let drip = try await HTTPCycle.get(sandbox.string("/drip/?n=5&interval=0.1"), session: session)
             #expect(drip.response.text == "*****")
+            #expect(drip.response.metrics?.responseBodyBytes == 5)
         }
     }
 

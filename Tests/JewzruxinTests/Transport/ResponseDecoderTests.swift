@@ -95,6 +95,21 @@ struct ResponseDecoderTests {
         #expect(result.events.count == 2)
     }
 
+    @Test("the head bytes counted, for the metrics: blank lines, interim heads and the final one; no body, no trailer")
+    func headBytes() throws {
+        let heads = "\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\n"
+        let input = heads + "5\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n"
+        var decoder = ResponseDecoder(isHeadRequest: false)
+        var buffer = ReadBuffer()
+        #expect(decoder.headBytes == 0)
+        for byte in input.utf8 {
+            buffer.append(CollectionOfOne(byte))
+            while try decoder.next(&buffer) != nil {}
+        }
+        #expect(decoder.isFinished)
+        #expect(decoder.headBytes == heads.utf8.count)
+    }
+
     @Test("Connection: close and HTTP/1.0 without keep-alive make the connection single-use")
     func connectionReuse() {
         #expect(decode("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", close: false).events.last == .end(reusable: false))

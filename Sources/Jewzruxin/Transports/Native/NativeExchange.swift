@@ -7,6 +7,8 @@ import FoundationNetworking
 /// A keep-alive connection: the socket, the bytes read ahead, and the buffer reads land in.
 final class NativeConnection {
     let socket: NativeSocket
+    /// Its two ends, read once, for the metrics of each request it carries.
+    let endpoints: NativeSocket.Endpoints
     var buffer = ReadBuffer()
     /// Whether it carried a response already (so a failure before any byte may be a stale
     /// connection the server closed meanwhile).
@@ -17,6 +19,7 @@ final class NativeConnection {
 
     init(socket: NativeSocket) {
         self.socket = socket
+        endpoints = socket.endpoints()
     }
 
     deinit {
@@ -55,6 +58,8 @@ final class NativeExchange: HTTPTransfer {
         fileprivate let outcome: Result<Int, SocketFailure>
         /// When the response must have begun: the timeout, counted from the send.
         let answerDeadline: MonotonicTime
+        /// When the send began: the start of the attempt, and of its request.
+        let sentAt: MonotonicTime
     }
 
     init(request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents, settings: NativeTransport.Settings, pool: HostPool) {
@@ -129,16 +134,17 @@ final class NativeExchange: HTTPTransfer {
         }
         // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
         guard socket.isReusable else { return nil }
-        let answerDeadline = MonotonicTime.now(plus: settings.timeout(for: request.core))
+        let now = MonotonicTime.now
+        let answerDeadline = now.adding(seconds: settings.timeout(for: request.core))
         let outcome = message.withUnsafeBytes { bytes in Result { () throws(SocketFailure) in try socket.sendWithoutWaiting(bytes) } }
-        return EarlySend(message: message, bodyCount: bodyCount, outcome: outcome, answerDeadline: answerDeadline)
+        return EarlySend(message: message, bodyCount: bodyCount, outcome: outcome, answerDeadline: answerDeadline, sentAt: now)
     }
 
     // MARK: Running, on a worker's thread
 
     /// Runs the exchange on `connection` (reused when set, replaced when it breaks), after what the
     /// submitting thread sent of it (`early`), calls `available` with the connection left once the
-    /// worker may take another transfer, then reports the end.
+    /// worker may take another transfer, then reports the attempt's metrics and the end.
     func run(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker, available: (NativeConnection?) -> Void) {
         let start = state.withLock { $0.start(with: waker) }
         guard start == .run else {
@@ -152,13 +158,15 @@ final class NativeExchange: HTTPTransfer {
             return
         }
         var outcome: (any Error)?
+        var measured = AttemptMeasurements(start: early?.sentAt ?? .now)
         do {
-            try exchange(on: &connection, early: early, waker: waker)
+            try exchange(on: &connection, early: early, waker: waker, measured: &measured)
         } catch {
             connection?.close()
             connection = nil
             outcome = error
         }
+        let end = MonotonicTime.now
         if state.withLock({ $0.finishRunning() }) {
             // A cancel saw the transfer running, and wakes the waker after its lock: wait for that
             // wake-up (it may be here already) and clear it, so it can't stop the next transfer.
@@ -166,14 +174,24 @@ final class NativeExchange: HTTPTransfer {
             waker.reset()
         }
         available(connection)
+        // Before the end, so that they land on the attempt's response; none for a cancelled or timed
+        // out transfer, as the curl transport reports none.
+        if Self.reportsMetrics(after: outcome), let metrics = measured.metrics(end: end) { events.didCollect(metrics) }
         events.didComplete(error: outcome)
+    }
+
+    /// Whether an attempt that ended with `outcome` reports its metrics: not when it was cancelled
+    /// or timed out.
+    private static func reportsMetrics(after outcome: (any Error)?) -> Bool {
+        guard let outcome = outcome as? URLError else { return true }
+        return outcome.code != .cancelled && outcome.code != .timedOut
     }
 
     private var isIdempotent: Bool {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, request.method.rawValue) }
     }
 
-    private func exchange(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker) throws {
+    private func exchange(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker, measured: inout AttemptMeasurements) throws {
         let timeout = settings.timeout(for: request.core)
         var early = early
         // Encoded here unless the submitting thread sent the request (then only to send it again).
@@ -190,22 +208,30 @@ final class NativeExchange: HTTPTransfer {
                 current = connection
             } else {
                 current = try mapFailure(of: "connecting") {
-                    NativeConnection(socket: try NativeSocket.connect(to: origin, deadline: MonotonicTime.now(plus: timeout), waker: waker))
+                    var resolved = MonotonicTime(nanoseconds: 0)
+                    let socket = try NativeSocket.connect(to: origin, deadline: MonotonicTime.now(plus: timeout), waker: waker, resolved: &resolved)
+                    measured.resolved = resolved.nanoseconds
+                    measured.connected = MonotonicTime.now.nanoseconds
+                    return NativeConnection(socket: socket)
                 }
                 connection = current
             }
+            measured.reusedConnection = reused
+            measured.endpoints = current.endpoints
             do {
                 let answerDeadline: MonotonicTime?
                 if let sent = early.take() {
-                    try finishSending(sent, on: current, timeout: timeout, waker: waker)
+                    measured.requestStart = sent.sentAt.nanoseconds
+                    try finishSending(sent, on: current, timeout: timeout, waker: waker, measured: &measured)
                     answerDeadline = sent.answerDeadline
                 } else {
                     let head = try encoded ?? encodeHead()
                     encoded = head
-                    try send(head, on: current, timeout: timeout, waker: waker)
+                    measured.requestStart = MonotonicTime.now.nanoseconds
+                    try send(head, on: current, timeout: timeout, waker: waker, measured: &measured)
                     answerDeadline = nil
                 }
-                let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker)
+                let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker, measured: &measured)
                 if reusable {
                     current.hasServed = true
                 } else {
@@ -219,6 +245,7 @@ final class NativeExchange: HTTPTransfer {
                 retriedStale = true
                 current.close()
                 connection = nil
+                measured.restart()
             } catch let failure as StaleConnection {
                 throw failure.error
             }
@@ -283,7 +310,9 @@ final class NativeExchange: HTTPTransfer {
     }
 
     /// Sends what the submitting thread couldn't of the request it began to send, and reports the body.
-    private func finishSending(_ sent: EarlySend, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws {
+    private func finishSending(
+        _ sent: EarlySend, on connection: NativeConnection, timeout: TimeInterval, waker: Waker, measured: inout AttemptMeasurements
+    ) throws {
         let count = try mapFailure(of: "sending", stale: connection.hasServed ? true : nil) { () throws(SocketFailure) in try sent.outcome.get() }
         if count < sent.message.count {
             try mapFailure(of: "sending", stale: connection.hasServed ? true : nil) {
@@ -294,12 +323,15 @@ final class NativeExchange: HTTPTransfer {
         }
         if sent.bodyCount > 0 {
             let count = Int64(sent.bodyCount)
+            measured.requestBodyBytes = count
             events.didSend(bytes: count, totalBytes: count, expectedBytes: count)
         }
     }
 
     /// Sends the request.
-    private func send(_ encoded: EncodedHead, on connection: NativeConnection, timeout: TimeInterval, waker: Waker) throws {
+    private func send(
+        _ encoded: EncodedHead, on connection: NativeConnection, timeout: TimeInterval, waker: Waker, measured: inout AttemptMeasurements
+    ) throws {
         let socket = connection.socket
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             try mapFailure(of: "sending", stale: !connection.hasServed ? nil : true) {
@@ -314,6 +346,7 @@ final class NativeExchange: HTTPTransfer {
             var message = encoded.bytes
             message.append(contentsOf: data)
             try message.withUnsafeBytes { try write($0) }
+            measured.requestBodyBytes = Int64(data.count)
             if !data.isEmpty { events.didSend(bytes: Int64(data.count), totalBytes: Int64(data.count), expectedBytes: Int64(data.count)) }
         case .data(let data):
             try encoded.bytes.withUnsafeBytes { try write($0) }
@@ -325,6 +358,7 @@ final class NativeExchange: HTTPTransfer {
                 let part = Int64(end - offset)
                 sent += part
                 offset = end
+                measured.requestBodyBytes = sent
                 events.didSend(bytes: part, totalBytes: sent, expectedBytes: Int64(data.count))
             }
             try finishBody(framing: encoded.framing, write: write)
@@ -342,6 +376,7 @@ final class NativeExchange: HTTPTransfer {
                 }
                 try sendBodyPart(part, framing: encoded.framing, write: write)
                 sent += Int64(part.count)
+                measured.requestBodyBytes = sent
                 events.didSend(bytes: Int64(part.count), totalBytes: sent, expectedBytes: size)
             }
             try finishBody(framing: encoded.framing, write: write)
@@ -371,11 +406,15 @@ final class NativeExchange: HTTPTransfer {
     ///
     /// - Parameter firstDeadline: When the first bytes must have come, if not `timeout` from now;
     ///   given for a request the submitting thread sent.
-    private func receive(on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker) throws -> Bool {
+    private func receive(
+        on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker, measured: inout AttemptMeasurements
+    ) throws -> Bool {
         var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
+        defer { measured.responseHeaderBytes = decoder.headBytes }
         let socket = connection.socket
         let scratch = connection.scratch
         var receivedAny = !connection.buffer.isEmpty
+        if receivedAny { measured.firstByte = MonotonicTime.now.nanoseconds }
         // A request that just went out can't have its answer yet: wait before reading. One sent
         // early by the submitting thread usually has it already: its worker woke because the
         // socket became readable (at worst a `recv` finds nothing and the wait follows).
@@ -390,8 +429,11 @@ final class NativeExchange: HTTPTransfer {
             if let event {
                 switch event {
                 case .head(let head):
-                    events.didReceive(try response(for: head))
+                    let head = try response(for: head)
+                    measured.httpVersion = head.httpVersion
+                    events.didReceive(head)
                 case .body(let data):
+                    measured.responseBodyBytes += Int64(data.count)
                     events.didReceive(data)
                 case .end(let reusable):
                     return reusable
@@ -418,6 +460,7 @@ final class NativeExchange: HTTPTransfer {
                 }
                 continue
             }
+            if !receivedAny { measured.firstByte = MonotonicTime.now.nanoseconds }
             receivedAny = true
             connection.buffer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
         }

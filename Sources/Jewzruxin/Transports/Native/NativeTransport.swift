@@ -31,7 +31,8 @@ import FoundationNetworking
 /// It honours the configuration's `timeoutIntervalForRequest` (or a request's own timeout) as the
 /// longest wait for any progress, `httpAdditionalHeaders`, and cookies (`httpCookieStorage`,
 /// `httpShouldSetCookies`, `httpCookieAcceptPolicy`); the overall deadline
-/// (`timeoutIntervalForResource`) is the cycle's, as on URLSession.
+/// (`timeoutIntervalForResource`) is the cycle's, as on URLSession. Each response carries its
+/// attempt's ``HTTPTransferMetrics`` (``HTTPResponse/metrics``), as on the curl transport.
 public final class NativeTransport: HTTPTransport {
     /// How a native transport behaves beyond its session's configuration.
     public struct Options: Sendable {

@@ -162,6 +162,9 @@ struct ResponseDecoder {
     var isFinished: Bool { state == .finished }
     /// Whether a response head was read (so the response began).
     private(set) var receivedHead = false
+    /// The bytes of head read so far: the final response's status line and fields, with those of
+    /// interim responses before it and the blank lines that end them.
+    private(set) var headBytes = 0
 
     /// The next event the buffered bytes make, or `nil` when more bytes are needed.
     mutating func next(_ buffer: inout ReadBuffer) throws(ResponseDecodingError) -> Event? {
@@ -262,11 +265,13 @@ struct ResponseDecoder {
             if headLines.isEmpty {
                 // Tolerate empty lines before the status line (RFC 9112 §2.2).
                 buffer.skip(end)
+                headBytes += end
                 scanOffset = 0
                 continue
             }
             let head = try Self.parseHead(headLines.map { buffer.slice($0) })
             buffer.skip(end)
+            headBytes += end
             scanOffset = 0
             headLines.removeAll(keepingCapacity: true)
             if (100..<200).contains(head.status), head.status != 101 {
