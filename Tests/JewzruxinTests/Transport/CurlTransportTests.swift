@@ -121,9 +121,12 @@ struct CurlTransportTests {
                 #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
             }
             let free = loop.startCounts()
-            // The loop's thread takes the drive only for a round of events, rarely just as a request starts.
-            #expect(free.here >= 3)
             #expect(free.here + free.onLoop == 5)
+            // The loop's thread takes the drive only for a round of events, rarely just as a request
+            // starts. (A libcurl that resolves names on the driving thread starts none here.)
+            if try CurlLibrary.system.get().features.contains(.asynchronousDNS) {
+                #expect(free.here >= 3)
+            }
 
             let url = sandbox.string("/hello/")
             let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in

@@ -10,7 +10,8 @@ import Foundation
 /// drive, a lock that libcurl's callbacks run under. The loop's thread takes it for each round of
 /// socket events and timers. A thread that starts a transfer takes it too when it is free, adds the
 /// transfer and lets libcurl send the request at once (on Linux, where a socket it watches from there
-/// is part of the loop's wait already): in the usual case, a request to a host with an idle
+/// is part of the loop's wait already, and with a libcurl that resolves names asynchronously, so
+/// that the caller never waits for DNS): in the usual case, a request to a host with an idle
 /// connection, the loop's thread then wakes only for the response, not also for the request. When
 /// the drive is taken, the transfer waits in the inbox and the loop's thread is woken for it, as are
 /// cancels and resumes always.
@@ -65,7 +66,16 @@ final class CurlLoop: @unchecked Sendable {
     /// Why the loop can't run, when it can't.
     private let failure: String?
 
-    init(maximumConnectionsPerHost: Int) {
+    /// Whether a thread that submits a transfer may start it itself (module doc).
+    private let startsOnCallingThread: Bool
+
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: libcurl's limit of connections to one host.
+    ///   - startsOnCallingThread: Whether a thread that submits a transfer may start it itself; only
+    ///     when the poller sees sockets watched during a wait (``CurlPoller/seesChangesDuringWait``)
+    ///     and libcurl resolves names without blocking.
+    init(maximumConnectionsPerHost: Int, startsOnCallingThread: Bool) {
+        self.startsOnCallingThread = startsOnCallingThread && CurlPoller.seesChangesDuringWait
         var code: Int32 = 0
         let poller = CurlPoller(failure: &code)
         var failure = poller == nil ? "the transport's poller can't be made: " + String(cString: strerror(code)) : nil
@@ -89,7 +99,7 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi, let poller else {
             return transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: failure ?? "no loop"]))
         }
-        if CurlPoller.seesChangesDuringWait, let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
+        if startsOnCallingThread, let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
             if wakes { poller.wake() }
             return
         }

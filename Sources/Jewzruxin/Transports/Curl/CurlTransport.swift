@@ -86,8 +86,12 @@ public final class CurlTransport: HTTPTransport {
         let settings = Settings(configuration, options: options, library: try? library.get())
         self.settings = settings
         // A transport only there to be configured by its session never runs a transfer itself.
-        self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { _ in
-            CurlLoop(maximumConnectionsPerHost: settings.shared.maximumConnectionsPerHost)
+        self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { library in
+            // A libcurl that resolves names on the thread that drives it would block a caller's
+            // thread on DNS: then only the loop's thread starts transfers.
+            CurlLoop(
+                maximumConnectionsPerHost: settings.shared.maximumConnectionsPerHost,
+                startsOnCallingThread: CurlPoller.seesChangesDuringWait && library.features.contains(.asynchronousDNS))
         }
     }
 
