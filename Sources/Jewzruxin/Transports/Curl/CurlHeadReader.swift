@@ -20,7 +20,7 @@ struct CurlHeadReader {
 
         /// The values of the `Set-Cookie` fields.
         var setCookies: [String] {
-            fields.filter { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, "Set-Cookie") }.map(\.value)
+            fields.compactMap { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, "Set-Cookie") ? $0.value : nil }
         }
     }
 
@@ -82,16 +82,27 @@ struct CurlHeadReader {
 
     private static let httpPrefix = Array("HTTP/".utf8)
 
-    /// `HTTP/1.1 200 OK`, `HTTP/2 404`.
+    /// `HTTP/1.1 200 OK`, `HTTP/2 404`: the version, a space (or more), three digits, and the
+    /// reason after a space, if any.
     private static func statusLine(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Head? {
         let space = UInt8(ascii: " ")
-        let parts = line.split(separator: space, maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[1].count == 3, parts[1].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        let status = parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        guard status >= 100 else { return nil }
+        guard let versionEnd = line.firstIndex(of: space) else { return nil }
+        var index = versionEnd
+        while index < line.endIndex, line[index] == space { index += 1 }
+        guard line.endIndex - index >= 3 else { return nil }
+        var status = 0
+        for digit in line[index..<(index + 3)] {
+            guard (0x30...0x39).contains(digit) else { return nil }
+            status = status * 10 + Int(digit - 0x30)
+        }
+        index += 3
+        guard status >= 100, index == line.endIndex || line[index] == space else { return nil }
+        while index < line.endIndex, line[index] == space { index += 1 }
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(12)
         return Head(
-            version: String(decoding: parts[0], as: UTF8.self), status: status,
-            reason: parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : "", fields: [])
+            version: String(decoding: line[..<versionEnd], as: UTF8.self), status: status,
+            reason: String(decoding: line[index...], as: UTF8.self), fields: fields)
     }
 }
 

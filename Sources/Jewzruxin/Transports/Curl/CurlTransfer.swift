@@ -469,26 +469,27 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws {
         var lines: [String] = []
-        var names: Set<String> = []
-        for (name, value) in (request.core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let lowered = name.lowercased()
+        lines.reserveCapacity(8)
+        // The names sent so far, as given: a handful, compared without regard to case.
+        var names: [String] = []
+        func has(_ name: String) -> Bool { names.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) } }
+        let fields = request.core.allHTTPHeaderFields ?? [:]
+        for (name, value) in fields.count > 1 ? fields.sorted(by: { $0.key < $1.key }) : Array(fields) {
             // Framing and the connection are the transport's business.
-            guard !["content-length", "transfer-encoding", "connection"].contains(lowered) else { continue }
-            names.insert(lowered)
+            guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
+            names.append(name)
             lines.append(Self.line(name, value))
         }
-        for (name, value) in settings.shared.additionalHeaders where !names.contains(name.lowercased()) {
-            names.insert(name.lowercased())
+        for (name, value) in settings.shared.additionalHeaders where !has(name) {
+            names.append(name)
             lines.append(Self.line(name, value))
         }
-        if !names.contains("accept-encoding"), let encodings = settings.acceptedEncodings {
-            lines.append(Self.line("Accept-Encoding", encodings))
-        }
-        if !names.contains("cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
-        if !names.contains("user-agent") { lines.append("User-Agent: Jewzruxin") }
-        if !names.contains("accept") { lines.append("Accept: */*") }
+        if let encodings = settings.acceptedEncodings, !has("Accept-Encoding") { lines.append("Accept-Encoding: " + encodings) }
+        if !has("Cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
+        if !has("User-Agent") { lines.append("User-Agent: Jewzruxin") }
+        if !has("Accept") { lines.append("Accept: */*") }
         // No 100-continue round trip: the other transports send the body at once.
-        if !names.contains("expect") { lines.append("Expect:") }
+        if !has("Expect") { lines.append("Expect:") }
         var list: UnsafeMutableRawPointer?
         for line in lines {
             guard let appended = line.withCString({ jz_slist_append(list, $0) }) else {
@@ -501,9 +502,12 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), list))
     }
 
+    /// Fields of the request the transport leaves out: it frames the body and runs the connection.
+    private static let transportFields = ["Content-Length", "Transfer-Encoding", "Connection"]
+
     /// A header line for libcurl: `Name;` sends a field with an empty value (`Name:` would remove it).
     private static func line(_ name: String, _ value: String) -> String {
-        value.isEmpty ? "\(name);" : "\(name): \(value)"
+        value.isEmpty ? name + ";" : name + ": " + value
     }
 
     private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, _ value: String) throws {
