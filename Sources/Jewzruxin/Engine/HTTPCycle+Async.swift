@@ -1,6 +1,11 @@
 extension HTTPCycle {
     /// Sends the request and returns the response when the run ends.
     ///
+    /// The calling task resumes from where the run ends (a transport's thread, usually), not through
+    /// the session's delegate queue: awaiting costs no hop more than the task's own executor. Calls
+    /// to the delegate queue made before the end (progress, a download handler) may still be
+    /// running then.
+    ///
     /// Cancelling the calling task cancels the cycle. A cycle cancelled any way while awaited throws
     /// `CancellationError`.
     /// - Returns: The response (also in ``response``).
@@ -9,7 +14,7 @@ extension HTTPCycle {
     public func start() async throws -> HTTPResponse {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let completion = Completion(notifiesExplicitCancel: true) { cycle, error in
+                let completion = Completion(notifiesExplicitCancel: true, isInline: true) { cycle, error in
                     switch error {
                     case nil: continuation.resume(returning: cycle.response)
                     case HTTPError.cancelled?: continuation.resume(throwing: CancellationError())

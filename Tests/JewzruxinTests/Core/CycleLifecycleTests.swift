@@ -109,6 +109,20 @@ struct CycleLifecycleTests {
         }
     }
 
+    @Test("async start resumes from where the run ends: it needs no turn of the delegate queue", .timeLimit(.minutes(1)))
+    func asyncStartSkipsTheDelegateQueue() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let url = try #require(URL(string: sandbox.string("/hello/")))
+            session.delegateQueue.isSuspended = true
+            defer { session.delegateQueue.isSuspended = false }
+            let response = try await HTTPCycle(requestURL: url, session: session).start()
+            #expect(response.text == "Hello World")
+            let cycle = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: ["content": "async"], session: session)
+            #expect(cycle.response.text == "async")
+        }
+    }
+
     @Test("startInline: the completion runs where the run ends, with the delegate queue suspended; after a download, on the worker queue after the download handler")
     func inlineCompletion() async throws {
         try await withSandbox { sandbox in
