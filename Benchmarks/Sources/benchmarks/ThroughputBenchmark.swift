@@ -84,11 +84,14 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
-            cycleNative, serviceJSONNative, cycleCurl, serviceJSONCurl, serviceJSONURLSession, libcurlDirect,
+            cycleNative, serviceJSONNative, serviceJSONAsyncNative, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl,
+            serviceJSONURLSession, libcurlDirect,
         ]
 
         /// The clients measured over https: native has no TLS (its session sends https to URLSession).
-        static let https: [Client] = [urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, asyncHTTPClient, libcurlDirect]
+        static let https: [Client] = [
+            urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl, asyncHTTPClient, libcurlDirect,
+        ]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
         static let urlsession = Client("urlsession", "URLSession dataTask (baseline)", .baseline, main: true,
@@ -130,6 +133,14 @@ enum ThroughputBenchmark {
         /// `WebService.GET(path).responseJSON` on the curl transport.
         static let serviceJSONCurl = Client("ws-json-curl", "WebService.GET.responseJSON, curl", .library, main: true,
                                             makeRunner: serviceRunner(.json, session: curlSession))
+
+        /// `try await WebService.GET(path).json()` on the native transport, a Swift task per request.
+        static let serviceJSONAsyncNative = Client("ws-json-async-native", "WebService.GET.json() async, native", .library, main: true,
+                                                   makeRunner: asyncServiceRunner(session: nativeSession))
+        /// `try await WebService.GET(path).json()` on the curl transport, a Swift task per request:
+        /// awaited as AsyncHTTPClient's rows are.
+        static let serviceJSONAsyncCurl = Client("ws-json-async-curl", "WebService.GET.json() async, curl", .library, main: true,
+                                                 makeRunner: asyncServiceRunner(session: curlSession))
 
         /// `WebService.GET(path).responseJSON` on the URLSession transport.
         static let serviceJSONURLSession = Client("ws-json-urlsession", "WebService.GET.responseJSON, URLSession", .library, main: true,
@@ -185,6 +196,8 @@ enum ThroughputBenchmark {
         PeerTarget(client: .serviceJSONCurl, peer: .libcurlDirect, issue: "the engine's cost", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .libcurlDirect, peer: .serviceJSONNative, issue: "the floor", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .libcurlDirect, peer: .asyncHTTPClient, issue: "the floor", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONAsyncCurl, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONAsyncNative, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
     ]
 
     /// Prints and records a comparison of `target`'s client against its peer, round by round.

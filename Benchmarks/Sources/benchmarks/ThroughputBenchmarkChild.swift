@@ -236,6 +236,24 @@ extension ThroughputBenchmark {
         }
     }
 
+    /// `try await WebService.GET(path).json()` in a Swift task per request, as AsyncHTTPClient's
+    /// runner awaits its response, on the session `session()` makes.
+    static func asyncServiceRunner(session makeSession: @escaping @Sendable () -> HTTPSession) -> @Sendable (String) -> Runner {
+        { base in
+            let service = WebService(baseURLString: base, session: makeSession())
+            return { finished in
+                Task.detached {
+                    do {
+                        let json = try await service.GET(path).json()
+                        finished(json["id"]?.intValue == Model.expected.id ? Model.body.count : 0, nil)
+                    } catch {
+                        finished(0, String(describing: error))
+                    }
+                }
+            }
+        }
+    }
+
     /// AsyncHTTPClient: `HTTPClient.shared.execute(_:timeout:)`, then the body collected.
     /// `HTTPClient.shared`, or a client trusting ``trustedCAFile`` (HTTP/2 where the server offers it,
     /// as by default).
