@@ -76,7 +76,7 @@ public final class Sandbox: Sendable {
     /// - Returns: a running sandbox.
     /// - Throws: ``SandboxError`` if the address cannot be resolved or bound.
     public static func start(host: String = "127.0.0.1", port: UInt16 = 0) throws(SandboxError) -> Sandbox {
-        let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let urlHost = HostSyntax.bracketed(host)
         let signal = try StopSignal()
         let listener: (fd: Int32, port: UInt16)
         do {

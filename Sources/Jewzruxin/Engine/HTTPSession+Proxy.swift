@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 extension HTTPSession {
     /// A proxy a session's requests go through (``Configuration/proxy``), or one the environment names
@@ -87,7 +88,7 @@ extension HTTPSession {
             guard let components = URLComponents(string: "http://" + rest), let rawHost = components.percentEncodedHost,
                   !rawHost.isEmpty
             else { throw InvalidURL(url: url, reason: "no host can be read from it") }
-            host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+            host = String(HostSyntax.unbracketed(rawHost))
             username = components.user
             password = components.password
         }

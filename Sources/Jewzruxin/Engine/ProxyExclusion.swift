@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -31,7 +32,7 @@ struct ProxyExclusion {
     func covers(_ host: String) -> Bool {
         if coversEverything { return true }
         guard !host.isEmpty else { return false }
-        let unbracketed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let unbracketed = String(HostSyntax.unbracketed(host))
         if let address = Address(unbracketed) {
             return entries.contains { address.isCovered(by: $0) }
         }
@@ -80,7 +81,7 @@ extension ProxyExclusion {
                 if length > 0 { bits = length }
                 address = address[..<slash]
             }
-            if address.hasPrefix("["), address.hasSuffix("]") { address = address.dropFirst().dropLast() }
+            address = HostSyntax.unbracketed(address)
             guard let network = Address(String(address)), network.bytes.count == bytes.count else { return false }
             let whole = bits / 8
             guard bytes[..<whole] == network.bytes[..<whole] else { return false }

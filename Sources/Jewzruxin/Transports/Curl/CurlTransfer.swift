@@ -404,8 +404,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// `host:port`, an IPv6 address in brackets.
     static func address(of proxy: HTTPSession.ProxySettings) -> String {
-        let host = proxy.host.contains(":") && !proxy.host.hasPrefix("[") ? "[\(proxy.host)]" : proxy.host
-        return "\(host):\(proxy.port)"
+        HostSyntax.bracketed(proxy.host) + ":" + String(proxy.port)
     }
 
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,9 +12,8 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// The origin of an `http` URL (the caller checked the scheme); `nil` without a host.
     init?(httpURL url: URL) {
-        guard var host = url.host, !host.isEmpty else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.init(host: host, port: url.port ?? 80)
+        guard let host = url.host, !host.isEmpty else { return nil }
+        self.init(host: String(HostSyntax.unbracketed(host)), port: url.port ?? 80)
     }
 
     init(host: String, port: Int) {
