@@ -74,7 +74,8 @@ struct ContentShortcutTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("bytes.bin").path
 
-            let task = makeService(sandbox).GET("/bytes/70000").downloadToFile(path)
+            let service = makeService(sandbox)
+            let task = chain(on: service) { service.GET("/bytes/70000").downloadToFile(path) }
             #expect(task.cycle?.contentHandler is FileWriter)
             let response = try await task.response()
             #expect(response.statusCode == 200)
@@ -88,7 +89,8 @@ struct ContentShortcutTests {
     func downloadToFileFailure() async throws {
         try await withSandbox { sandbox in
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-\(UUID().uuidString).bin").path
-            let task = makeService(sandbox).GET("/status/404").downloadToFile(path)
+            let service = makeService(sandbox)
+            let task = chain(on: service) { service.GET("/status/404").downloadToFile(path) }
             await #expect(throws: (any Error).self) { try await task.response() }
             #expect(!FileManager.default.fileExists(atPath: path))
         }
@@ -98,7 +100,8 @@ struct ContentShortcutTests {
     func downloadToStream() async throws {
         try await withSandbox { sandbox in
             let stream = OutputStream(toMemory: ())
-            let task = makeService(sandbox).GET("/hello/").downloadToStream(stream)
+            let service = makeService(sandbox)
+            let task = chain(on: service) { service.GET("/hello/").downloadToStream(stream) }
             #expect(task.cycle?.contentHandler is StreamWriter)
             _ = try await task.response()
             let written = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data
@@ -109,7 +112,8 @@ struct ContentShortcutTests {
     @Test("discardResponseContent keeps the status and drops the body")
     func discard() async throws {
         try await withSandbox { sandbox in
-            let task = makeService(sandbox).GET("/bytes/1000").discardResponseContent()
+            let service = makeService(sandbox)
+            let task = chain(on: service) { service.GET("/bytes/1000").discardResponseContent() }
             #expect(task.cycle?.contentHandler === SelectiveDiscarder.shared)
             let response = try await task.response()
             #expect(response.statusCode == 200)
@@ -122,11 +126,11 @@ struct ContentShortcutTests {
     func anyHandlerAndConfigure() async throws {
         try await withSandbox { sandbox in
             let service = makeService(sandbox)
-            let capped = service.GET("/bytes/4096").contentHandler(Accumulator(maximumSize: 1024))
+            let capped = chain(on: service) { service.GET("/bytes/4096").contentHandler(Accumulator(maximumSize: 1024)) }
             await #expect(throws: ContentHandlerError.self) { _ = try await capped.data() }
             #expect((capped.cycle?.contentHandler as? Accumulator)?.maximumSize == 1024)
 
-            let configured = service.GET("/hello/").configure { $0.identifier = "greeting" }
+            let configured = chain(on: service) { service.GET("/hello/").configure { $0.identifier = "greeting" } }
             let text = try await configured.string()
             #expect(text == "Hello World")
             #expect(configured.cycle?.identifier == "greeting")

@@ -38,7 +38,8 @@ struct DownloadSecurityTests {
         try await withSandbox { sandbox in
             try await Self.withDirectory { directory in
                 let path = directory.appendingPathComponent("body.bin").path
-                _ = try await makeService(sandbox).GET("/bytes/1000").downloadToFile(path).response()
+                let service = makeService(sandbox)
+                _ = try await chain(on: service) { service.GET("/bytes/1000").downloadToFile(path) }.response()
                 #expect(try Self.permissions(path) == 0o600)
             }
         }
@@ -53,7 +54,8 @@ struct DownloadSecurityTests {
                 let link = directory.appendingPathComponent("link").path
                 try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
 
-                _ = try await makeService(sandbox).GET("/bytes/1000").downloadToFile(link).response()
+                let service = makeService(sandbox)
+                _ = try await chain(on: service) { service.GET("/bytes/1000").downloadToFile(link) }.response()
                 #expect(!Self.isSymbolicLink(link))
                 #expect(try Data(contentsOf: URL(fileURLWithPath: link)) == SandboxBody.expectedPattern(count: 1000))
                 #expect(try Self.permissions(link) == 0o600)

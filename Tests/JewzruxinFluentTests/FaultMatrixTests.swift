@@ -174,21 +174,16 @@ struct FluentFaultMatrixTests {
             }
             let service = makeService(sandbox, session: session)
 
-            // Configured through the task. A task with no handler yet starts on its own after a
-            // delay, in a turn of the delegate queue: written in one operation of that queue, the
-            // chain is complete before it can (on a busy machine, the test's own thread may stall
-            // for longer than the delay between two lines).
-            let task = await withCheckedContinuation { (continuation: CheckedContinuation<ServiceTask, Never>) in
-                session.delegateQueue.addOperation {
-                    let task = service.GET(path, options: [.timeout(faultCase.requestTimeout)])
-                        .configure { $0.timeoutIntervalForResource = faultCase.resourceTimeout }
-                    switch faultCase.body {
-                    case .memory: break
-                    case .capped(let limit): task.contentHandler(Accumulator(maximumSize: limit))
-                    case .file: task.downloadToFile(destination.path)
-                    }
-                    continuation.resume(returning: task)
+            // Configured through the task, the chain written in one go (`chain(on:_:)`).
+            let task = chain(on: service) {
+                let task = service.GET(path, options: [.timeout(faultCase.requestTimeout)])
+                    .configure { $0.timeoutIntervalForResource = faultCase.resourceTimeout }
+                switch faultCase.body {
+                case .memory: break
+                case .capped(let limit): task.contentHandler(Accumulator(maximumSize: limit))
+                case .file: task.downloadToFile(destination.path)
                 }
+                return task
             }
 
             let calls = Recorder()

@@ -39,6 +39,17 @@ func makeService(_ sandbox: Sandbox, session: HTTPSession = makeSession()) -> We
     WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
 }
 
+/// Writes a task's chain (the request, then the shortcuts that configure its cycle) with `service`'s
+/// delegate queue suspended. A task with no handler yet starts on its own in a turn of that queue
+/// once 10 ms have passed since it was made; while the whole suite saturates the machine, the test's
+/// thread can stall longer than that between two calls of one chain, and the task would then start
+/// without what the later calls configure.
+func chain<T>(on service: WebService, _ write: () throws -> T) rethrows -> T {
+    service.session.delegateQueue.isSuspended = true
+    defer { service.session.delegateQueue.isSuspended = false }
+    return try write()
+}
+
 /// The longest a test waits for a handler before it gives up and fails.
 // Generous: events come within milliseconds, but the whole suite saturates 2 cores (loopback bodies
 // of hundreds of megabytes) and a task may then wait seconds for a thread. Only a failing test waits
