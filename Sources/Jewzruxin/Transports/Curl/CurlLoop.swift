@@ -8,7 +8,8 @@ import Foundation
 ///
 /// **The drive.** Whoever calls into the multi handle (or into an easy handle in it) holds the
 /// drive, a lock that libcurl's callbacks run under. The loop's thread takes it for each round of
-/// socket events and timers. A thread that starts a transfer takes it too when it is free, adds the
+/// socket events and timers. A thread that starts a transfer takes it too when it is free and few
+/// transfers are running (with many, the loop's thread is awake for their answers anyway), adds the
 /// transfer and lets libcurl send the request at once (on Linux, where a socket it watches from there
 /// is part of the loop's wait already, and with a libcurl that resolves names asynchronously, so
 /// that the caller never waits for DNS): in the usual case, a request to a host with an idle
@@ -61,6 +62,9 @@ final class CurlLoop: @unchecked Sendable {
     /// resetting one. Under the drive.
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let idleHandleLimit = 32
+    /// From how many transfers running a submitted transfer goes to the loop's thread, even when the
+    /// drive is free.
+    private static let busyTransferCount = 4
     /// How long the thread waits for sockets before it looks at timeouts again, at most.
     private static let longestWait = MonotonicTime.nanoseconds(1)
     /// Why the loop can't run, when it can't.
@@ -99,7 +103,12 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi, let poller else {
             return transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: failure ?? "no loop"]))
         }
-        if startsOnCallingThread, let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
+        if startsOnCallingThread, let started = drive.withLockIfAvailable({ _ -> Bool? in
+            // With many transfers running, the loop's thread is awake for their answers anyway,
+            // and the calling thread (often a serial handler queue) has its own work.
+            guard state.active.count < Self.busyTransferCount else { return nil }
+            return startHere(transfer, multi: multi)
+        }), let wakes = started {
             if wakes { poller.wake() }
             return
         }
