@@ -18,7 +18,7 @@ extension HTTPCycle {
     /// runs while the cycle is locked.
     func perform(_ actions: StateMachine.Actions) {
         actions.transferToCancel?.cancel()
-        for feed in actions.feedsToAbandon { feed.abandon() }
+        actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
         if let delivery = actions.delivery { deliver(delivery) }
