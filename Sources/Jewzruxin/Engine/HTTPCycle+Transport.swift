@@ -71,7 +71,7 @@ extension HTTPCycle {
     }
 
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        let taken = locked.withLock { s -> Finished? in
+        var taken = locked.withLock { s -> Finished? in
             guard let completed = s.machine.transportCompleted(attempt: attempt, error: transportError) else { return nil }
             return Finished(
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
@@ -79,12 +79,13 @@ extension HTTPCycle {
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
                 counters: s.machine.counters, solicited: s.settings.solicited)
         }
-        guard var finished = taken else { return }
+        // Taken, not copied: what finished holds a response, a request and their references.
+        guard var finished = taken.take() else { return }
         finished.response.data = finished.feed.bodySoFar
-        judge(finished, attempt: attempt)
+        judge(&finished, attempt: attempt)
     }
 
-    private func judge(_ finished: consuming Finished, attempt: Int) {
+    private func judge(_ finished: inout Finished, attempt: Int) {
         if finished.error == nil, !finished.response.hasHead {
             // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
             // no response.
