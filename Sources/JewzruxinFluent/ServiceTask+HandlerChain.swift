@@ -3,11 +3,25 @@ import Jewzruxin
 
 extension ServiceTask {
     /// What the request ended with, as the handlers see it.
-    struct Outcome: Sendable {
+    ///
+    /// A class, not a struct: the chain hands it to each handler's step and plan, and a response
+    /// is a few hundred bytes with a dozen references to copy each time, this one reference.
+    final class Outcome: Sendable {
         /// The response, `nil` when none arrived (a transport error, an invalid URL, a cancel).
-        var response: HTTPResponse?
+        let response: HTTPResponse?
         /// Why the task failed: the request's error, or the first one a handler threw.
-        var error: (any Error)?
+        let error: (any Error)?
+
+        init(response: HTTPResponse?, error: (any Error)?) {
+            self.response = response
+            self.error = error
+        }
+
+        /// This outcome failed with `error`, unless it has an error already: the first one stands.
+        func failing(with error: (any Error)?) -> Outcome {
+            guard self.error == nil, let error else { return self }
+            return Outcome(response: response, error: error)
+        }
     }
 
     /// Where a handler runs.
@@ -117,16 +131,14 @@ extension ServiceTask {
         /// An error recorded before (``record(_:)``) fails a request that succeeded.
         mutating func finish(_ outcome: Outcome) -> Step? {
             guard self.outcome == nil else { return nil }
-            var outcome = outcome
-            if outcome.error == nil { outcome.error = earlyError }
-            self.outcome = outcome
+            self.outcome = outcome.failing(with: earlyError)
             return next()
         }
 
         /// Fails the task with `error`, unless it has an error already: the first error stands.
         mutating func record(_ error: any Error) {
-            if outcome != nil {
-                if outcome?.error == nil { outcome?.error = error }
+            if let outcome {
+                self.outcome = outcome.failing(with: error)
             } else if earlyError == nil {
                 earlyError = error
             }

@@ -207,11 +207,11 @@ public final class ServiceTask: Sendable {
         guard starts, let cycle else { return }
         // The cycle keeps its completion handler after it ran: holding the task through a box
         // emptied then lets a finished task go.
-        let box = TaskBox(self)
+        let box = Locked<ServiceTask?>(self)
         // The handlers are moved to their queues by the task, from the thread the run ends on: one
         // hop to the handler queue, not one to the delegate queue then another.
         cycle.startInline { cycle, error in
-            box.take()?.finish(response: cycle.response, error: error)
+            box.withLock { $0.take() }?.finish(response: cycle.response, error: error)
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
@@ -401,14 +401,4 @@ extension ServiceTask: PostponedCall {
 
     /// Starts the task, which no handler has started yet.
     package func runPostponed() { start() }
-}
-
-/// Holds a task until its cycle completes, then lets it go.
-private final class TaskBox: Sendable {
-    private let task: Locked<ServiceTask?>
-
-    init(_ task: ServiceTask) { self.task = Locked(task) }
-
-    /// The task, the first time; `nil` afterwards.
-    func take() -> ServiceTask? { task.withLock { $0.take() } }
 }

@@ -18,7 +18,7 @@ extension HTTPCycle {
     /// runs while the cycle is locked.
     func perform(_ actions: StateMachine.Actions) {
         actions.transferToCancel?.cancel()
-        for feed in actions.feedsToAbandon { feed.abandon() }
+        actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
         if let delivery = actions.delivery { deliver(delivery) }
@@ -185,11 +185,7 @@ extension HTTPCycle {
     func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil) {
         let actions = locked.withLock { s -> StateMachine.Actions? in
             guard let actions = s.machine.processingCompleted(attempt: attempt, error: error, download: download) else { return nil }
-            s.response.head = response.head
-            s.response.data = response.data
-            s.response.object = response.object
-            s.response.content = response.content
-            s.response.metrics = response.metrics
+            s.response.takeOutcome(of: response)
             return actions
         }
         guard let actions else {

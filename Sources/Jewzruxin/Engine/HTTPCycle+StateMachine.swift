@@ -44,16 +44,29 @@ extension HTTPCycle {
         }
 
         /// The resources of the attempt in progress.
-        struct Exchange: Sendable {
+        ///
+        /// Immutable, and a class: every event of the attempt matches the phase, and a match of an
+        /// enum's payload copies it, here one reference rather than a request and a transfer.
+        final class Exchange: Sendable {
             /// The transfer, once the transport has made it (`nil` while request processors run).
-            var transfer: (any HTTPTransfer)?
+            let transfer: (any HTTPTransfer)?
             /// Feeds the body to the content handler.
-            var feed: ContentFeed?
+            let feed: ContentFeed?
             /// The request as it went on the wire.
-            var sentRequest: HTTPRequest?
+            let sentRequest: HTTPRequest?
             /// Why the content handler stopped the transfer, reported instead of the cancellation it
             /// causes.
-            var consumerError: (any Error)?
+            let consumerError: (any Error)?
+
+            init(transfer: (any HTTPTransfer)?, feed: ContentFeed?, sentRequest: HTTPRequest?, consumerError: (any Error)? = nil) {
+                self.transfer = transfer
+                self.feed = feed
+                self.sentRequest = sentRequest
+                self.consumerError = consumerError
+            }
+
+            /// An attempt whose transfer the transport hasn't made yet.
+            static let preparing = Exchange(transfer: nil, feed: nil, sentRequest: nil)
         }
 
         /// What the run has counted so far.
@@ -67,7 +80,7 @@ extension HTTPCycle {
         /// call, timer, activity observer or handler ever runs while the cycle is locked.
         struct Actions: Sendable {
             var transferToCancel: (any HTTPTransfer)?
-            var feedsToAbandon: [ContentFeed] = []
+            var feedToAbandon: ContentFeed?
             var activityToBegin: (any RunActivity)?
             var activityToEnd: (any RunActivity)?
             var delivery: Delivery?
@@ -169,9 +182,9 @@ extension HTTPCycle {
         /// The content handler failed during `attempt`: the transfer to stop, or `nil` if the attempt
         /// is stale or failed already.
         mutating func consumerFailed(attempt: Int, error: any Error) -> (any HTTPTransfer)? {
-            guard case .running(var exchange) = phase, attempt == self.attempt, exchange.consumerError == nil else { return nil }
-            exchange.consumerError = error
-            phase = .running(exchange)
+            guard case .running(let exchange) = phase, attempt == self.attempt, exchange.consumerError == nil else { return nil }
+            phase = .running(Exchange(
+                transfer: exchange.transfer, feed: exchange.feed, sentRequest: exchange.sentRequest, consumerError: error))
             return exchange.transfer
         }
 
@@ -267,7 +280,7 @@ extension HTTPCycle {
 
         private mutating func beginAttempt() -> Int {
             attempt += 1
-            phase = .running(Exchange())
+            phase = .running(.preparing)
             return attempt
         }
 
@@ -276,9 +289,9 @@ extension HTTPCycle {
             switch phase {
             case .running(let exchange):
                 actions.transferToCancel = exchange.transfer
-                if let feed = exchange.feed { actions.feedsToAbandon.append(feed) }
+                actions.feedToAbandon = exchange.feed
             case .processing(let feed):
-                actions.feedsToAbandon.append(feed)
+                actions.feedToAbandon = feed
             case .idle, .waitingToRetry, .finished, .cancelled:
                 break
             }

@@ -23,11 +23,14 @@ extension HTTPCycle {
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse)? in
+        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?)? in
             guard let feed = s.machine.feed(of: attempt) else { return nil }
-            return (feed, s.settings.didWriteData, s.response)
+            // The response (for its expected length) only for a progress handler: a chunk of a
+            // response without one needn't copy it.
+            let handler = s.settings.didWriteData
+            return (feed, handler, handler == nil ? nil : s.response)
         }
-        guard let (feed, handler, response) = taken, let total = try feed.append(chunk), let handler else { return }
+        guard let (feed, handler, response) = taken, let total = try feed.append(chunk), let handler, let response else { return }
         let written = Int64(chunk.count)
         let expected = Self.expectedLength(of: response)
         session.delivery.enqueue { handler(self, written, total, expected) }
@@ -68,7 +71,7 @@ extension HTTPCycle {
     }
 
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        let taken = locked.withLock { s -> Finished? in
+        var taken = locked.withLock { s -> Finished? in
             guard let completed = s.machine.transportCompleted(attempt: attempt, error: transportError) else { return nil }
             return Finished(
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
@@ -76,13 +79,13 @@ extension HTTPCycle {
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
                 counters: s.machine.counters, solicited: s.settings.solicited)
         }
-        guard var finished = taken else { return }
+        // Taken, not copied: what finished holds a response, a request and their references.
+        guard var finished = taken.take() else { return }
         finished.response.data = finished.feed.bodySoFar
-        judge(finished, attempt: attempt)
+        judge(&finished, attempt: attempt)
     }
 
-    private func judge(_ finished: Finished, attempt: Int) {
-        var finished = finished
+    private func judge(_ finished: inout Finished, attempt: Int) {
         if finished.error == nil, !finished.response.hasHead {
             // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
             // no response.
@@ -141,8 +144,7 @@ extension HTTPCycle {
     }
 
     /// Gets the content from the handler, runs the response processors and finishes the run.
-    private func conclude(_ response: HTTPResponse, feed: ContentFeed, processors: [HTTPProcessor], attempt: Int) {
-        var response = response
+    private func conclude(_ response: consuming HTTPResponse, feed: ContentFeed, processors: [HTTPProcessor], attempt: Int) {
         let parsed = feed.parse()
         response.data = parsed.data
         response.content = parsed.content
@@ -151,7 +153,12 @@ extension HTTPCycle {
             finish(attempt: attempt, response: response, error: error)
             return
         }
-        var processed = response
+        guard !processors.isEmpty else {
+            finish(attempt: attempt, response: response, error: nil, download: feed.download)
+            return
+        }
+        // A processor's failure reports the response as it was before the processors.
+        var processed = copy response
         do {
             for processor in processors { try processor.processResponse(&processed) }
         } catch {

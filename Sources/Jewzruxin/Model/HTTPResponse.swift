@@ -67,7 +67,30 @@ public struct HTTPResponse: Sendable {
     public var textReadEncoding: String.Encoding?
     /// How the attempt that got this response went on the wire, when its transport measures it
     /// (the curl transport does).
-    public var metrics: HTTPTransferMetrics?
+    public var metrics: HTTPTransferMetrics? {
+        get { measured?.metrics }
+        set { measured = newValue.map(Measured.init) }
+    }
+
+    /// ``metrics`` behind one reference: they take some 170 bytes, only some transports measure
+    /// them, and a response is copied several times on its way to the handlers (the engine's
+    /// lock, the fluent layer's chain), each copy moving every stored field.
+    private var measured: Measured?
+
+    private final class Measured: Sendable {
+        let metrics: HTTPTransferMetrics
+        init(_ metrics: HTTPTransferMetrics) { self.metrics = metrics }
+    }
+
+    /// Takes what a run ended with from `other` (head, body, object, content and metrics), keeping
+    /// what the caller set on this response (``textReadEncoding``).
+    mutating func takeOutcome(of other: HTTPResponse) {
+        (foundationHead, parsedHead) = (other.foundationHead, other.parsedHead)
+        data = other.data
+        object = other.object
+        content = other.content
+        measured = other.measured
+    }
 
     /// Creates an empty response, or one from a Foundation response and body.
     public init(core: HTTPURLResponse? = nil, data: Data = Data()) {

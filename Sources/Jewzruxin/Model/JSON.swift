@@ -337,9 +337,12 @@ struct JSONReader {
             if try closes(UInt8(ascii: "}")) { break }
         }
         var object = [String: JSON](minimumCapacity: members.count - first)
-        // Last to first, so that the first of repeated keys wins.
-        for (key, value) in members[first...].reversed() { object[key] = value }
-        members.removeLast(members.count - first)
+        // Last to first, so that the first of repeated keys wins; each member is moved out of the
+        // stack rather than copied, then removed.
+        while members.count > first {
+            let (key, value) = members.removeLast()
+            object[key] = value
+        }
         return .object(object)
     }
 

@@ -25,6 +25,8 @@ package enum URLJoining {
         if base.isEmpty || isAbsolute(path) { return path }
         let slash = UInt8(ascii: "/")
         if path.utf8.first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? true { return base + path }
+        // The usual case, one slash between them already (`http://h/api` and `/stores`): as they are.
+        if base.utf8.last != slash, path.utf8.first == slash, path.utf8.dropFirst().first != slash { return base + path }
         var baseEnd = base.utf8.endIndex
         while baseEnd > base.utf8.startIndex, base.utf8[base.utf8.index(before: baseEnd)] == slash {
             baseEnd = base.utf8.index(before: baseEnd)
@@ -44,9 +46,10 @@ package enum URLJoining {
     /// - Returns: `true` for `http://…`, `HTTP://…`, `svn+ssh://…`; `false` for paths, even `/a://b`.
     package static func isAbsolute(_ string: String) -> Bool {
         let bytes = string.utf8
+        // A path (`/stores`) fails the first test, before any search for the colon.
+        guard let first = bytes.first, isLetter(first) else { return false }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return false }
         let scheme = bytes[..<colon]
-        guard let first = scheme.first, isLetter(first) else { return false }
         return scheme.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.".utf8.contains($0) }
     }
 

@@ -248,7 +248,7 @@ struct StateMachineTests {
             }
             let handedBack = try required(actions, stop)
             #expect(handedBack.transferToCancel as? RecordingTransfer === transfer, "\(stop)")
-            #expect(handedBack.feedsToAbandon.count == 1 && handedBack.feedsToAbandon.first === feed, "\(stop)")
+            #expect(handedBack.feedToAbandon === feed, "\(stop)")
             #expect(machine.feed(of: 1) == nil, "\(stop)")
         }
     }
@@ -290,7 +290,7 @@ struct StateMachineTests {
         _ = other.transferCreated(attempt: 1, transfer: transfer, feed: feed, request: Self.request)
         _ = other.transportCompleted(attempt: 1, error: nil)
         let cancel = try required(other.cancel(explicitly: true))
-        #expect(cancel.feedsToAbandon.first === feed && cancel.transferToCancel == nil)
+        #expect(cancel.feedToAbandon === feed && cancel.transferToCancel == nil)
     }
 
     @Test("a run counts in its activity once: begun at start, kept across a restart, ended with the run")
