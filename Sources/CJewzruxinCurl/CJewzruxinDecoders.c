@@ -78,9 +78,14 @@ static struct {
     size_t (*release)(void *stream);
     unsigned (*is_error)(size_t code);
     const char *(*error_name)(size_t code);
-    // Optional: the version.
+    // Optional: the version, and the setting of the largest window (zstd 1.4).
     const char *(*version)(void);
+    size_t (*set_parameter)(void *stream, int parameter, int value);
 } zstd;
+
+/// ZSTD_d_windowLogMax, and the window HTTP's zstd coding allows: 8 MiB (RFC 9659). A frame that
+/// asks for more fails to decode rather than making the client allocate what the server chose.
+enum { JZ_ZSTD_WINDOW_LOG_MAX = 100, JZ_ZSTD_HTTP_WINDOW_LOG = 23 };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded_decoders = 0;
@@ -149,6 +154,7 @@ static void load_zstd(void) {
     JZ_REQUIRE(library, zstd.is_error, "ZSTD_isError", missing);
     JZ_REQUIRE(library, zstd.error_name, "ZSTD_getErrorName", missing);
     JZ_OPTIONAL(library, zstd.version, "ZSTD_versionString");
+    JZ_OPTIONAL(library, zstd.set_parameter, "ZSTD_DCtx_setParameter");
     loaded_decoders |= JZ_DECODER_ZSTD;
     return;
 missing:
@@ -277,6 +283,12 @@ jz_zstd_stream *jz_zstd_create(void) {
     void *stream = zstd.create();
     if (stream == NULL) return NULL;
     if (zstd.is_error(zstd.init(stream))) {
+        zstd.release(stream);
+        return NULL;
+    }
+    // Without the setting (zstd before 1.4), zstd's own default limit applies: 128 MiB.
+    if (zstd.set_parameter != NULL
+        && zstd.is_error(zstd.set_parameter(stream, JZ_ZSTD_WINDOW_LOG_MAX, JZ_ZSTD_HTTP_WINDOW_LOG))) {
         zstd.release(stream);
         return NULL;
     }

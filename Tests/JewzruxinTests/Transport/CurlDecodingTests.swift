@@ -108,6 +108,26 @@ struct CurlDecodingTests {
         }
     }
 
+    @Test("a zstd frame asking for a window over 8 MiB is refused, not allocated (RFC 9659); 8 MiB decodes")
+    func zstdWindowLimit() async throws {
+        let curl = try CurlLibrary.system.get()
+        guard curl.contentDecoders.zstdVersion != nil else { return }
+        let large = try contentCodingFixture("zeros-9MiB-window-16MiB.zst")
+        try await ScriptedServer.withServer([[.readRequest, .send(answer(large, "Content-Encoding: zstd\r\n")), .close]]) { server in
+            let error = await #expect(throws: HTTPError.self) {
+                try await HTTPCycle.get(server.baseURL.absoluteString + "/", session: curlSession())
+            }
+            let urlError = try #require(error.flatMap(transportError))
+            #expect(urlError.code == .cannotDecodeContentData)
+            #expect(urlError.localizedDescription.contains("too much memory"))
+        }
+        let limit = try contentCodingFixture("zeros-16MiB.zst")
+        try await ScriptedServer.withServer([[.readRequest, .send(answer(limit, "Content-Encoding: zstd\r\n")), .close]]) { server in
+            let cycle = try await HTTPCycle.get(server.baseURL.absoluteString + "/", session: curlSession())
+            #expect(cycle.response.data.count == 16 << 20)
+        }
+    }
+
     @Test("a corrupt body fails with cannotDecodeContentData saying what was found, in a chunked body too", arguments: [false, true])
     func corrupt(chunked: Bool) async throws {
         var body = try contentCodingFixture("sample.txt.gz")
