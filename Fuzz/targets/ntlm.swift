@@ -46,10 +46,23 @@ private func check(_ bytes: [UInt8]) {
     if negotiate != nil && type != 1 { fail("a type \(String(describing: type)) message read as a negotiate message") }
     if challenge != nil && type != 2 { fail("a type \(String(describing: type)) message read as a challenge message") }
     if authenticate != nil && type != 3 { fail("a type \(String(describing: type)) message read as an authenticate message") }
-    // Nothing but its own header can refuse the message whose type it is, once it is long enough.
+    // A message of its type is refused only for a reason: too short, a field outside it, a
+    // UTF-16 name of an odd length.
+    if type == 1, bytes.count >= 16, negotiate == nil,
+       bytes.count < 32 || securityBuffer(bytes, at: 16) != nil && securityBuffer(bytes, at: 24) != nil {
+        fail("a negotiate message whose fields fit is refused: \(hex(bytes))")
+    }
     if type == 2, bytes.count >= 48, challenge == nil, let name = securityBuffer(bytes, at: 12),
        securityBuffer(bytes, at: 40) != nil, flags(bytes, at: 20) & 1 == 0 || name.count % 2 == 0 {
         fail("a challenge message whose fields fit is refused: \(hex(bytes))")
+    }
+    if type == 3, bytes.count >= 64, authenticate == nil {
+        let buffers = stride(from: 12, through: 52, by: 8).map { securityBuffer(bytes, at: $0) }
+        let names = [buffers[2], buffers[3], buffers[4]]
+        if !buffers.contains(where: { $0 == nil }),
+           flags(bytes, at: 60) & 1 == 0 || names.allSatisfy({ ($0?.count ?? 0) % 2 == 0 }) {
+            fail("an authenticate message whose fields fit is refused: \(hex(bytes))")
+        }
     }
 
     if let negotiate {
