@@ -27,8 +27,40 @@ private func securityBuffer(_ bytes: [UInt8], at fieldOffset: Int) -> [UInt8]? {
     return Array(bytes[offset..<(offset + length)])
 }
 
+/// Whether a security buffer can hold each of `fields` (at most 65535 bytes): writing a message
+/// cuts a longer one short, so only messages whose fields all fit can read back the same. A field
+/// read from a message fits, but a name grows when written again if its bytes weren't valid
+/// UTF-8 (each bad byte comes back as U+FFFD, three bytes), which inputs over 21 KiB can reach
+/// (`FUZZ_FLAGS=-max_len=65536`).
+private func fit(_ fields: [UInt8]...) -> Bool {
+    fields.allSatisfy { $0.count <= Int(UInt16.max) }
+}
+
 private func flags(_ bytes: [UInt8], at offset: Int) -> UInt32 {
     (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
+}
+
+/// The client's NTLMv2 answer to `challenge` reads back on the server side and verifies there, for
+/// the right password only.
+private func checkAnswer(to challenge: NTLMChallengeMessage) {
+    let answer = NTLMAuthenticateMessage(
+        answering: challenge, user: "User", password: "Password", domain: "Domain", workstation: "PC",
+        clientChallenge: [UInt8](repeating: 0xAA, count: 8), timestamp: 0)
+    // (Its NT response is the target information and 44 bytes: too long for target information
+    // of more than 65491 bytes.)
+    if !fit(answer.ntResponse) { return }
+    guard let read = NTLMAuthenticateMessage(bytes: answer.bytes) else { fail("the answer to a challenge doesn't read") }
+    if read != answer { fail("the answer to a challenge reads differently") }
+    if read.flags.contains(.unicode) != challenge.flags.contains(.unicode) { fail("the answer's encoding isn't the challenge's") }
+    if read.ntResponse.count < NTLM.minimumResponseV2ByteCount { fail("the answer is shorter than NTLMv2") }
+    if !NTLM.verifyResponseV2(
+        read.ntResponse, serverChallenge: challenge.serverChallenge, user: read.user, domain: read.domain, password: "Password") {
+        fail("the answer to a challenge doesn't verify: \(hex(challenge.bytes))")
+    }
+    if NTLM.verifyResponseV2(
+        read.ntResponse, serverChallenge: challenge.serverChallenge, user: read.user, domain: read.domain, password: "password") {
+        fail("the answer to a challenge verifies with a wrong password")
+    }
 }
 
 /// Every reading of one message, and what each reading promises.
@@ -83,13 +115,15 @@ private func check(_ bytes: [UInt8]) {
         var expected = negotiate
         if negotiate.domain != nil { expected.flags.insert(.domainSupplied) }
         if negotiate.workstation != nil { expected.flags.insert(.workstationSupplied) }
-        if NTLMNegotiateMessage(bytes: negotiate.bytes) != expected { fail("negotiate message doesn't round-trip: \(hex(bytes))") }
+        if fit(NTLM.encode(negotiate.domain ?? "", unicode: false), NTLM.encode(negotiate.workstation ?? "", unicode: false)),
+           NTLMNegotiateMessage(bytes: negotiate.bytes) != expected { fail("negotiate message doesn't round-trip: \(hex(bytes))") }
         // The sandbox answers it with a challenge in the encoding it offers; the client reads it.
         let answer = NTLMChallengeMessage(
             flags: [negotiate.flags.contains(.unicode) ? .unicode : .oem, .ntlm, .extendedSessionSecurity, .targetInfo],
             serverChallenge: [1, 2, 3, 4, 5, 6, 7, 8], targetName: negotiate.domain ?? "SANDBOX",
             targetInfo: NTLM.targetInfo([(.netBIOSDomainName, negotiate.workstation ?? "SANDBOX")]))
-        if NTLMChallengeMessage(bytes: answer.bytes) != answer { fail("the challenge to a negotiate message doesn't round-trip") }
+        if fit(NTLM.encode(answer.targetName, unicode: answer.flags.contains(.unicode)), answer.targetInfo),
+           NTLMChallengeMessage(bytes: answer.bytes) != answer { fail("the challenge to a negotiate message doesn't round-trip") }
     }
 
     if let challenge {
@@ -102,24 +136,9 @@ private func check(_ bytes: [UInt8]) {
         // Written again (without a version), it reads back the same.
         var expected = challenge
         expected.flags.remove(.version)
-        if NTLMChallengeMessage(bytes: challenge.bytes) != expected { fail("challenge message doesn't round-trip: \(hex(bytes))") }
-        // The client's NTLMv2 answer to it reads back on the server side and verifies there, for
-        // the right password only.
-        let answer = NTLMAuthenticateMessage(
-            answering: challenge, user: "User", password: "Password", domain: "Domain", workstation: "PC",
-            clientChallenge: [UInt8](repeating: 0xAA, count: 8), timestamp: 0)
-        guard let read = NTLMAuthenticateMessage(bytes: answer.bytes) else { fail("the answer to a challenge doesn't read") }
-        if read != answer { fail("the answer to a challenge reads differently") }
-        if read.flags.contains(.unicode) != challenge.flags.contains(.unicode) { fail("the answer's encoding isn't the challenge's") }
-        if read.ntResponse.count < NTLM.minimumResponseV2ByteCount { fail("the answer is shorter than NTLMv2") }
-        if !NTLM.verifyResponseV2(
-            read.ntResponse, serverChallenge: challenge.serverChallenge, user: read.user, domain: read.domain, password: "Password") {
-            fail("the answer to a challenge doesn't verify: \(hex(bytes))")
-        }
-        if NTLM.verifyResponseV2(
-            read.ntResponse, serverChallenge: challenge.serverChallenge, user: read.user, domain: read.domain, password: "password") {
-            fail("the answer to a challenge verifies with a wrong password")
-        }
+        if fit(NTLM.encode(challenge.targetName, unicode: challenge.flags.contains(.unicode))),
+           NTLMChallengeMessage(bytes: challenge.bytes) != expected { fail("challenge message doesn't round-trip: \(hex(bytes))") }
+        checkAnswer(to: challenge)
     }
 
     if let authenticate {
@@ -132,7 +151,10 @@ private func check(_ bytes: [UInt8]) {
         }
         var expected = authenticate
         expected.flags.remove(.version)
-        if NTLMAuthenticateMessage(bytes: authenticate.bytes) != expected { fail("authenticate message doesn't round-trip: \(hex(bytes))") }
+        let unicode = authenticate.flags.contains(.unicode)
+        if fit(NTLM.encode(authenticate.domain, unicode: unicode), NTLM.encode(authenticate.user, unicode: unicode),
+               NTLM.encode(authenticate.workstation, unicode: unicode)),
+           NTLMAuthenticateMessage(bytes: authenticate.bytes) != expected { fail("authenticate message doesn't round-trip: \(hex(bytes))") }
         // What the sandbox does with it: compare the user, check the answer against a challenge.
         _ = NTLM.uppercased(authenticate.user)
         let verified = NTLM.verifyResponseV2(
