@@ -25,6 +25,12 @@ enum MSNLMPExample {
     /// §4.2.4.1.3 `temp`: the blob the proof is computed over.
     static let blob = "01010000000000000000000000000000aaaaaaaaaaaaaaaa00000000"
         + "02000c0044006f006d00610069006e0001000c005300650072007600650072000000000000000000"
+    /// §4.2.4.3 CHALLENGE_MESSAGE as the spec prints it: with a version (so the payload begins at
+    /// 56), target name `Server` in UTF-16, the target information above. The `ntlm` fuzz target's
+    /// seed `Fuzz/corpus/ntlm/challenge-msnlmp` holds these bytes.
+    static let challengeMessage = "4e544c4d53535000020000000c000c003800000033828ae20123456789abcdef"
+        + "00000000000000002400240044000000060070170000000f53006500720076006500720002000c0044006f006d"
+        + "00610069006e0001000c0053006500720076006500720000000000"
 
     static func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex) ?? [] }
 }
@@ -111,6 +117,20 @@ struct NTLMTests {
         let challenge = NTLMChallengeMessage(
             flags: [.unicode, .ntlm, .extendedSessionSecurity, .targetInfo], serverChallenge: Example.serverChallenge,
             targetName: "Server", targetInfo: Example.targetInfo)
+        let answer = NTLMAuthenticateMessage(
+            answering: challenge, user: Example.user, password: Example.password, domain: Example.domain,
+            clientChallenge: Example.clientChallenge, timestamp: 0)
+        #expect(Hex.encode(answer.ntResponse) == Example.proof + Example.blob)
+        #expect(Hex.encode(answer.lmResponse) == Example.lmResponse)
+    }
+
+    @Test("the example's challenge message, as the spec prints it with a version, reads, and is answered with the example's responses")
+    func exampleChallengeMessage() throws {
+        let challenge = try #require(NTLMChallengeMessage(bytes: Example.bytes(Example.challengeMessage)))
+        #expect(challenge.flags.rawValue == 0xE28A_8233)
+        #expect(challenge.serverChallenge == Example.serverChallenge)
+        #expect(challenge.targetName == "Server")
+        #expect(challenge.targetInfo == Example.targetInfo)
         let answer = NTLMAuthenticateMessage(
             answering: challenge, user: Example.user, password: Example.password, domain: Example.domain,
             clientChallenge: Example.clientChallenge, timestamp: 0)
