@@ -1,6 +1,7 @@
 import CJewzruxinCurl
 import JewzruxinPrimitives
 import Foundation
+import Synchronization
 
 /// One `curl_multi` handle driven by `curl_multi_socket_action`, with a thread of its own that
 /// waits on the sockets libcurl asks to watch (``CurlPoller``): every transfer of a curl transport
@@ -58,6 +59,9 @@ final class CurlLoop: @unchecked Sendable {
     private let drive = Locked(0)
     /// Read and written only while ``drive`` is held.
     private var state = Drive()
+    /// How many transfers were running when the drive was last let go: read without it, by a thread
+    /// deciding whether to start its transfer itself.
+    private let runningCount = Atomic(0)
     /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
     /// resetting one. Under the drive.
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -103,12 +107,11 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi, let poller else {
             return transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: failure ?? "no loop"]))
         }
-        if startsOnCallingThread, let started = drive.withLockIfAvailable({ _ -> Bool? in
-            // With many transfers running, the loop's thread is awake for their answers anyway,
-            // and the calling thread (often a serial handler queue) has its own work.
-            guard state.active.count < Self.busyTransferCount else { return nil }
-            return startHere(transfer, multi: multi)
-        }), let wakes = started {
+        // With many transfers running, the loop's thread is awake for their answers anyway, and the
+        // calling thread (often a serial handler queue) has its own work: not even a try at the
+        // drive, which would contend with the loop's.
+        if startsOnCallingThread, runningCount.load(ordering: .relaxed) < Self.busyTransferCount,
+           let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
             if wakes { poller.wake() }
             return
         }
@@ -193,6 +196,7 @@ final class CurlLoop: @unchecked Sendable {
             _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
         }
         collectDone(multi: multi)
+        runningCount.store(state.active.count, ordering: .relaxed)
         let deadline = min(state.timer ?? .distantFuture, transfer.idleDeadline)
         return !state.outbox.isEmpty || deadline < state.plannedWake
     }
@@ -286,6 +290,7 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         state.plannedWake = wake
+        runningCount.store(state.active.count, ordering: .relaxed)
         let events = state.outbox
         state.outbox = []
         let ends = isStopping && state.active.isEmpty
