@@ -189,13 +189,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         start(transfer, multi: multi)
         state.startedHere += 1
-        let now = MonotonicTime.now
-        if let timer = state.timer, timer <= now {
-            state.timer = nil
-            var running: Int32 = 0
-            _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
-        }
-        collectDone(multi: multi)
+        actOnDueTimer(multi: multi)
         runningCount.store(state.active.count, ordering: .relaxed)
         let deadline = min(state.timer ?? .distantFuture, transfer.idleDeadline)
         return !state.outbox.isEmpty || deadline < state.plannedWake
@@ -218,6 +212,21 @@ final class CurlLoop: @unchecked Sendable {
             _ = jz_multi_remove(multi, easy)
         }
         transfer.complete(with: URLError(.cancelled))
+    }
+
+    /// Acts on libcurl's timer while it is due, and ends the transfers that finish meanwhile. A
+    /// transfer that ends frees its connection for one waiting for it (past the per-host limit),
+    /// which libcurl then sets the timer to start at once: it goes out in this round rather than in
+    /// the next, after the events of this one have been run. Bounded, should libcurl keep the
+    /// timer due.
+    private func actOnDueTimer(multi: UnsafeMutableRawPointer) {
+        var running: Int32 = 0
+        for _ in 0..<8 {
+            guard let timer = state.timer, timer <= MonotonicTime.now else { return }
+            state.timer = nil
+            _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
+            collectDone(multi: multi)
+        }
     }
 
     /// Ends the transfers libcurl has finished.
@@ -247,7 +256,7 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi, let poller else { return }
         var ready: [CurlPoller.Event] = []
         while true {
-            let (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi) }
+            let (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller) }
             for event in events { event() }
             if ends { break }
             ready.removeAll(keepingCapacity: true)
@@ -257,7 +266,7 @@ final class CurlLoop: @unchecked Sendable {
 
     /// One round under the drive: the inbox, the sockets found ready and the timers. Returns the
     /// events posted, when to wake at the latest, and whether the thread ends.
-    private func round(_ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer)
+    private func round(_ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer, poller: CurlPoller)
         -> (events: [@Sendable () -> Void], wake: MonotonicTime, ends: Bool) {
         let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
             defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }
@@ -268,15 +277,12 @@ final class CurlLoop: @unchecked Sendable {
         for transfer in starts { start(transfer, multi: multi) }
         state.startedOnLoop += starts.count
         var running: Int32 = 0
-        for event in ready {
+        for event in ready where poller.isWanted(event.fd) {
             _ = jz_multi_socket_action(multi, event.fd, event.mask, &running)
         }
-        let now = MonotonicTime.now
-        if let timer = state.timer, timer <= now {
-            state.timer = nil
-            _ = jz_multi_socket_action(multi, Int32(JZ_SOCKET_TIMEOUT), 0, &running)
-        }
         collectDone(multi: multi)
+        actOnDueTimer(multi: multi)
+        let now = MonotonicTime.now
         var wake = now.adding(nanoseconds: Self.longestWait)
         if let timer = state.timer { wake = min(wake, timer) }
         for (easy, transfer) in state.active {

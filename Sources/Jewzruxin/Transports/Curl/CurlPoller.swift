@@ -28,6 +28,15 @@ final class CurlPoller: @unchecked Sendable {
     private let doorbell: Waker
     #if os(Linux)
     private let epoll: Int32
+    /// The sockets in the epoll set and what libcurl wants of each, 0 for nothing any more. Under the
+    /// loop's drive (libcurl's socket callback runs there).
+    ///
+    /// A socket libcurl stops watching stays in the set, marked 0, rather than being taken out: a
+    /// keep-alive connection is given up and taken again by every request on it, and each change is
+    /// a system call. One that turns ready while marked 0 (a server closing an idle connection) is
+    /// taken out then (``isWanted(_:)``). A closed socket leaves the set by itself; when libcurl
+    /// wants a socket again, it is changed, or added if it was closed meanwhile (its number reused).
+    private var wanted: [Int32: Int32] = [:]
     #else
     /// The sockets and what to watch them for; the loop's thread only.
     private var watched: [Int32: Int16] = [:]
@@ -67,11 +76,20 @@ final class CurlPoller: @unchecked Sendable {
     }
 
     /// Watches `descriptor` for what libcurl's socket callback asked (`JZ_POLL_*`), or stops
-    /// watching it (`JZ_POLL_REMOVE`). On Linux any thread; elsewhere the loop's thread only.
+    /// watching it (`JZ_POLL_REMOVE`). Under the loop's drive (on Linux, from any thread that holds
+    /// it; elsewhere only the loop's thread drives).
     func watch(_ descriptor: Int32, _ what: Int32) {
         #if os(Linux)
-        // Removing fails harmlessly when libcurl closed the socket already: closing removed it.
-        _ = jz_epoll_watch(epoll, descriptor, what)
+        guard what != Int32(JZ_POLL_REMOVE) else {
+            if wanted[descriptor] != nil { wanted[descriptor] = 0 }
+            return
+        }
+        guard wanted[descriptor] != what else { return }
+        if jz_epoll_watch(epoll, descriptor, what) == 0 {
+            wanted[descriptor] = what
+        } else {
+            wanted[descriptor] = nil
+        }
         #else
         guard what != Int32(JZ_POLL_REMOVE) else {
             watched[descriptor] = nil
@@ -79,6 +97,20 @@ final class CurlPoller: @unchecked Sendable {
         }
         watched[descriptor] = (what & Int32(JZ_POLL_IN) != 0 ? Int16(POLLIN) : 0)
             | (what & Int32(JZ_POLL_OUT) != 0 ? Int16(POLLOUT) : 0)
+        #endif
+    }
+
+    /// Whether libcurl wants `descriptor`, found ready, watched: if not, it leaves the set now (it
+    /// was kept there after libcurl gave it up, and would be found ready again and again). Under the
+    /// loop's drive.
+    func isWanted(_ descriptor: Int32) -> Bool {
+        #if os(Linux)
+        guard wanted[descriptor] == 0 else { return true }
+        wanted[descriptor] = nil
+        _ = jz_epoll_watch(epoll, descriptor, Int32(JZ_POLL_REMOVE))
+        return false
+        #else
+        return true
         #endif
     }
 
