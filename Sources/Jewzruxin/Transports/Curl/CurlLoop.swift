@@ -1,7 +1,6 @@
 import CJewzruxinCurl
 import JewzruxinPrimitives
 import Foundation
-import Synchronization
 
 /// One `curl_multi` handle driven by `curl_multi_socket_action`, with a thread of its own that
 /// waits on the sockets libcurl asks to watch (``CurlPoller``): every transfer of a curl transport
@@ -60,8 +59,9 @@ final class CurlLoop: @unchecked Sendable {
     /// Read and written only while ``drive`` is held.
     private var state = Drive()
     /// How many transfers were running when the drive was last let go: read without it, by a thread
-    /// deciding whether to start its transfer itself.
-    private let runningCount = Atomic(0)
+    /// deciding whether to start its transfer itself. (A lock of its own rather than an atomic:
+    /// `Synchronization.Atomic` needs newer Apple systems than the package declares.)
+    private let runningCount = Locked(0)
     /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
     /// resetting one. Under the drive.
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -110,7 +110,7 @@ final class CurlLoop: @unchecked Sendable {
         // With many transfers running, the loop's thread is awake for their answers anyway, and the
         // calling thread (often a serial handler queue) has its own work: not even a try at the
         // drive, which would contend with the loop's.
-        if startsOnCallingThread, runningCount.load(ordering: .relaxed) < Self.busyTransferCount,
+        if startsOnCallingThread, runningCount.withLock({ $0 }) < Self.busyTransferCount,
            let wakes = drive.withLockIfAvailable({ _ in startHere(transfer, multi: multi) }) {
             if wakes { poller.wake() }
             return
@@ -190,7 +190,7 @@ final class CurlLoop: @unchecked Sendable {
         start(transfer, multi: multi)
         state.startedHere += 1
         actOnDueTimer(multi: multi)
-        runningCount.store(state.active.count, ordering: .relaxed)
+        publishRunningCount()
         let deadline = min(state.timer ?? .distantFuture, transfer.idleDeadline)
         return !state.outbox.isEmpty || deadline < state.plannedWake
     }
@@ -212,6 +212,12 @@ final class CurlLoop: @unchecked Sendable {
             _ = jz_multi_remove(multi, easy)
         }
         transfer.complete(with: URLError(.cancelled))
+    }
+
+    /// Publishes how many transfers run, for threads deciding whether to start theirs. Under the drive.
+    private func publishRunningCount() {
+        let count = state.active.count
+        runningCount.withLock { $0 = count }
     }
 
     /// Acts on libcurl's timer while it is due, and ends the transfers that finish meanwhile. A
@@ -296,7 +302,7 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         state.plannedWake = wake
-        runningCount.store(state.active.count, ordering: .relaxed)
+        publishRunningCount()
         let events = state.outbox
         state.outbox = []
         let ends = isStopping && state.active.isEmpty
