@@ -11,12 +11,14 @@ import Glibc
 /// ready, a wake-up that isn't lost. On a socket pair, without libcurl.
 @Suite("Curl transport: the poller")
 struct CurlPollerTests {
-    /// A connected pair of non-blocking stream sockets, closed after `body`.
-    static func withPair(_ body: (_ watched: Int32, _ peer: Int32) throws -> Void) throws {
+    /// A poller and a connected pair of stream sockets, closed after `body`.
+    static func withPollerAndPair(_ body: (_ poller: CurlPoller, _ watched: Int32, _ peer: Int32) throws -> Void) throws {
+        var failure: Int32 = 0
+        let poller = try #require(CurlPoller(failure: &failure))
         var fds: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
-        try body(fds[0], fds[1])
+        try body(poller, fds[0], fds[1])
     }
 
     static func send(_ fd: Int32) {
@@ -37,9 +39,7 @@ struct CurlPollerTests {
 
     @Test("a watched socket is reported when readable, with the IN mask; a wake-up ends a wait with no socket")
     func readableAndWake() throws {
-        var failure: Int32 = 0
-        let poller = try #require(CurlPoller(failure: &failure))
-        try Self.withPair { watched, peer in
+        try Self.withPollerAndPair { poller, watched, peer in
             poller.watch(watched, Int32(JZ_POLL_IN))
             #expect(Self.wait(poller, milliseconds: 20).isEmpty)
             Self.send(peer)
@@ -56,9 +56,7 @@ struct CurlPollerTests {
 
     @Test("a socket libcurl gave up stays watched until it turns ready, then leaves; wanted again, it is back")
     func givenUpThenWantedAgain() throws {
-        var failure: Int32 = 0
-        let poller = try #require(CurlPoller(failure: &failure))
-        try Self.withPair { watched, peer in
+        try Self.withPollerAndPair { poller, watched, peer in
             poller.watch(watched, Int32(JZ_POLL_IN))
             poller.watch(watched, Int32(JZ_POLL_REMOVE))
             Self.send(peer)
