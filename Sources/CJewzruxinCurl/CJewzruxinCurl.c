@@ -369,7 +369,26 @@ int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity) {
     }
     return count;
 }
+#include <sys/eventfd.h>
+
+int jz_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+void jz_eventfd_ring(int fd) {
+    uint64_t one = 1;
+    // EAGAIN only when the counter is full: it is rung already.
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+void jz_eventfd_clear(int fd) {
+    uint64_t count;
+    ssize_t got = read(fd, &count, sizeof count);
+    (void)got;
+}
 #else
+int jz_eventfd_create(void) { errno = ENOSYS; return -1; }
+void jz_eventfd_ring(int fd) { (void)fd; }
+void jz_eventfd_clear(int fd) { (void)fd; }
 int jz_epoll_create(void) { errno = ENOSYS; return -1; }
 int jz_epoll_watch(int epoll, int fd, int what) { (void)epoll; (void)fd; (void)what; errno = ENOSYS; return -1; }
 int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity) {

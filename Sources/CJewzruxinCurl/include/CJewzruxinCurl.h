@@ -156,6 +156,13 @@ int jz_epoll_create(void);
 int jz_epoll_watch(int epoll, int fd, int what);
 /// epoll_wait into `ready`, at most `capacity` sockets; returns how many, or -1 with errno set.
 int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity);
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC): a doorbell any thread rings with one write, no lock; -1
+/// with errno set on failure, or ENOSYS off Linux.
+int jz_eventfd_create(void);
+/// Rings the doorbell `fd` (jz_eventfd_create).
+void jz_eventfd_ring(int fd);
+/// Clears the doorbell `fd`, however many times it was rung.
+void jz_eventfd_clear(int fd);
 
 // MARK: Header lists
 

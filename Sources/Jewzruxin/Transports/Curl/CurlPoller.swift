@@ -25,8 +25,9 @@ final class CurlPoller: @unchecked Sendable {
     static let seesChangesDuringWait = false
     #endif
 
-    private let doorbell: Waker
     #if os(Linux)
+    /// An eventfd in the epoll set: ringing it is one write, with no lock, from any thread.
+    private let doorbell: Int32
     private let epoll: Int32
     /// The sockets in the epoll set and what libcurl wants of each, 0 for nothing any more. Under the
     /// loop's drive (libcurl's socket callback runs there).
@@ -38,41 +39,56 @@ final class CurlPoller: @unchecked Sendable {
     /// wants a socket again, it is changed, or added if it was closed meanwhile (its number reused).
     private var wanted: [Int32: Int32] = [:]
     #else
+    private let doorbell: Waker
     /// The sockets and what to watch them for; the loop's thread only.
     private var watched: [Int32: Int16] = [:]
     #endif
 
     /// A poller, or `nil` with the `errno` of what failed (no descriptor left, usually).
     init?(failure: inout Int32) {
+        #if os(Linux)
+        doorbell = jz_eventfd_create()
+        guard doorbell >= 0 else {
+            failure = errno
+            return nil
+        }
+        epoll = jz_epoll_create()
+        guard epoll >= 0 else {
+            failure = errno
+            close(doorbell)
+            return nil
+        }
+        guard jz_epoll_watch(epoll, doorbell, Int32(JZ_POLL_IN)) == 0 else {
+            failure = errno
+            close(epoll)
+            close(doorbell)
+            return nil
+        }
+        #else
         guard let doorbell = try? Waker() else {
             failure = errno
             return nil
         }
         self.doorbell = doorbell
-        #if os(Linux)
-        epoll = jz_epoll_create()
-        guard epoll >= 0 else {
-            failure = errno
-            return nil
-        }
-        guard jz_epoll_watch(epoll, doorbell.readDescriptor, Int32(JZ_POLL_IN)) == 0 else {
-            failure = errno
-            close(epoll)
-            return nil
-        }
         #endif
     }
 
     deinit {
         #if os(Linux)
         close(epoll)
-        #endif
+        close(doorbell)
+        #else
         doorbell.close()
+        #endif
     }
 
     /// Ends the current or the next ``wait(until:into:)`` early. Any thread.
     func wake() {
+        #if os(Linux)
+        jz_eventfd_ring(doorbell)
+        #else
         doorbell.wake()
+        #endif
     }
 
     /// Watches `descriptor` for what libcurl's socket callback asked (`JZ_POLL_*`), or stops
@@ -120,12 +136,13 @@ final class CurlPoller: @unchecked Sendable {
         let timeout = deadline.pollMilliseconds(from: .now)
         #if os(Linux)
         let capacity = 64
-        let found = withUnsafeTemporaryAllocation(of: jz_ready.self, capacity: capacity) { buffer -> Int32 in
+        withUnsafeTemporaryAllocation(of: jz_ready.self, capacity: capacity) { buffer in
             let count = jz_epoll_wait(epoll, timeout, buffer.baseAddress, Int32(capacity))
-            for event in buffer.prefix(Int(max(count, 0))) where event.fd != doorbell.readDescriptor {
-                events.append(event)
+            for event in buffer.prefix(Int(max(count, 0))) {
+                // Cleared as soon as seen, so a ring that comes later isn't lost; the loop looks at
+                // what it was for (its inbox) right after.
+                if event.fd == doorbell { jz_eventfd_clear(doorbell) } else { events.append(event) }
             }
-            return count
         }
         #else
         var fds = [pollfd(fd: doorbell.readDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -138,9 +155,9 @@ final class CurlPoller: @unchecked Sendable {
             if fd.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { mask |= Int32(JZ_CSELECT_ERR) }
             events.append(jz_ready(fd: fd.fd, mask: mask))
         }
-        #endif
         // Cleared after the wait, so a wake that came during it isn't lost; the loop looks at what
         // it was for (its inbox) right after.
         if found != 0 { doorbell.reset() }
+        #endif
     }
 }
