@@ -30,7 +30,7 @@ let package = Package(
         // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
         .target(
             name: "PlaygroundKit",
-            dependencies: ["Jewzruxin", "JewzruxinSandbox"],
+            dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinPrimitives"],
             path: "Playground-CLI/Sources/PlaygroundKit"
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Jewzruxin
+import JewzruxinPrimitives
 
 // How the last exchange went on the wire: `metrics`, and the line `timing on` adds after each request.
 // The numbers are the response's `HTTPTransferMetrics`, which the curl and native transports fill
@@ -89,7 +90,7 @@ extension Playground {
     /// `host:port`, an IPv6 address in brackets; `none` without an address.
     static func address(_ host: String?, _ port: Int?) -> String {
         guard let host else { return "none" }
-        let shown = host.contains(":") ? "[\(host)]" : host
+        let shown = HostSyntax.bracketed(host)
         return port.map { "\(shown):\($0)" } ?? shown
     }
 
