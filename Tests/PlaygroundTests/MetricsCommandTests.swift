@@ -7,18 +7,6 @@ import Testing
 /// `metrics` and `timing`: how the last exchange went on the wire, from the response's metrics.
 @Suite("Playground: metrics and timing")
 struct MetricsCommandTests {
-    /// Runs `body` with a playground on a fresh sandbox, stopped afterwards.
-    private func withPlayground(_ body: (Playground, CapturedOutput, Sandbox) async throws -> Void) async throws {
-        let sandbox = try Sandbox.start()
-        defer { sandbox.stop() }
-        let output = CapturedOutput()
-        let directory = try PlaygroundExecutable.temporaryDirectory()
-        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
-        let playground = Playground(configuration: .init(
-            sandboxURL: sandbox.baseURL.absoluteString, console: Console(sink: output), workingDirectory: directory))
-        try await body(playground, output, sandbox)
-    }
-
     /// `text` with the times (`1.25 ms`) and the ports masked.
     private func masked(_ text: String) -> String {
         PlaygroundExecutable.masked(text.replacing(#/\d+\.\d\d ms/#, with: "T ms"))

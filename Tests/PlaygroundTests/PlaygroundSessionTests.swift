@@ -7,21 +7,6 @@ import Testing
 /// A ``Playground`` run in-process against its own sandbox, its output captured.
 @Suite("Playground: commands run in-process")
 struct PlaygroundSessionTests {
-    /// Runs `body` with a playground on a fresh sandbox, stopped afterwards.
-    private func withPlayground(
-        colors: Bool = false, _ body: (Playground, CapturedOutput, Sandbox) async throws -> Void
-    ) async throws {
-        let sandbox = try Sandbox.start()
-        defer { sandbox.stop() }
-        let output = CapturedOutput()
-        let directory = try PlaygroundExecutable.temporaryDirectory()
-        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
-        let playground = Playground(configuration: .init(
-            sandboxURL: sandbox.baseURL.absoluteString, console: Console(sink: output, colors: colors),
-            workingDirectory: directory))
-        try await body(playground, output, sandbox)
-    }
-
     /// The headers the sandbox received, from an `/inspect/` body.
     private func receivedHeaders(_ playground: Playground) throws -> [String: String] {
         let json = try JSON(data: try #require(playground.last?.response?.data))
