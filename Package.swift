@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",
-            dependencies: ["JewzruxinSandbox", "JewzruxinPrimitives", "JewzruxinAuth"]
+            dependencies: ["JewzruxinSandbox", "JewzruxinPrimitives", "JewzruxinAuth", "JewzruxinTestSupport"]
         ),
         .testTarget(
             name: "JewzruxinAuthTests",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 /// The HTTP CONNECT proxy, spoken to byte by byte: the tunnel and its relay, the credentials it
@@ -82,7 +83,7 @@ struct HTTPConnectProxyTests {
 
     @Test("refusals: a listed host gets its status, a refused connect 502, a name outside hosts 502, another method 405, a bad target 400")
     func refusals() throws {
-        let closed = try BoundPort()
+        let closed = try RefusingPort()
         let proxy = try HTTPConnectProxy(refusals: ["Blocked.Test": 403], hosts: ["blocked.test": "127.0.0.1", "open.test": "127.0.0.1"])
         defer { proxy.stop() }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(Glibc)
@@ -153,7 +154,7 @@ struct SOCKSProxyTests {
 
     @Test("failures get RFC 1928's replies: refused 0x05, BIND 0x07, unknown address type 0x08")
     func failureReplies() throws {
-        let refusing = try BoundPort()
+        let refusing = try RefusingPort()
         let proxy = try SOCKSProxy(hosts: [:])
         defer { proxy.stop() }
 
@@ -208,36 +209,4 @@ struct SOCKSProxyTests {
     func withProxy() async throws {
         try await expectScoped { body in try await SOCKSProxy.withProxy(body) }
     }
-}
-
-/// A loopback port that is bound but doesn't listen, so connecting to it is refused, while this
-/// value lives (a port freed by a stopped server might be taken by another test's).
-final class BoundPort {
-    let port: Int
-    private let fd: Int32
-
-    init() throws {
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw RawClientError(description: "socket() failed", code: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else {
-            let code = errno
-            close(descriptor)
-            throw RawClientError(description: "bind() failed", code: code)
-        }
-        fd = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(fd) }
 }
