@@ -42,19 +42,19 @@ extension Sandbox {
         }
     }
 
-    /// The user and password of an `/auth/ntlm/<user>/<password>` path.
-    static func ntlmEndpoint(_ request: SandboxRequest) throws(ParameterError) -> (user: String, password: String) {
-        let segments = ServerCore.normalize(request.path).split(separator: "/", omittingEmptySubsequences: false)
+    /// The normalized path of an `/auth/ntlm/<user>/<password>` request, and its user and password.
+    static func ntlmEndpoint(_ request: SandboxRequest) throws(ParameterError) -> (endpoint: String, user: String, password: String) {
+        let endpoint = ServerCore.normalize(request.path)
+        let segments = endpoint.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count == 5, !segments[3].isEmpty else {
             throw ParameterError("use /auth/ntlm/<user>/<password>/ (percent-encoded)")
         }
-        return (SandboxRequest.percentDecode(segments[3]), SandboxRequest.percentDecode(segments[4]))
+        return (endpoint, SandboxRequest.percentDecode(segments[3]), SandboxRequest.percentDecode(segments[4]))
     }
 
     /// Runs the NTLM handshake of `request`'s connection (rules in the table at the top).
     static func ntlmAuth(_ request: SandboxRequest, connections: NTLMConnectionStore) throws(ParameterError) -> SandboxResponse {
-        let (user, password) = try ntlmEndpoint(request)
-        let endpoint = ServerCore.normalize(request.path)
+        let (endpoint, user, password) = try ntlmEndpoint(request)
         func refusal(_ why: String) -> SandboxResponse {
             var response = unauthorized(challenge: "NTLM")
             response.body = .text("Unauthorized: " + why)
