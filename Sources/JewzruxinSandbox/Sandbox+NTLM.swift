@@ -34,12 +34,16 @@ extension Sandbox {
             try ntlmAuth(request, connections: connections)
         })
         core.addRoute("/auth/negotiate") { request in
-            var response = unauthorized(challenge: "Negotiate")
-            if request.headers["Authorization"] != nil {
-                response.body = .text("Unauthorized: the sandbox can't accept a Negotiate token (it has no Kerberos key)")
-            }
-            return response
+            guard request.headers["Authorization"] != nil else { return unauthorized(challenge: "Negotiate") }
+            return unauthorized(challenge: "Negotiate", because: "the sandbox can't accept a Negotiate token (it has no Kerberos key)")
         }
+    }
+
+    /// A 401 carrying `challenge`, its body `Unauthorized: <why>`.
+    static func unauthorized(challenge: String, because why: String) -> SandboxResponse {
+        var response = unauthorized(challenge: challenge)
+        response.body = .text("Unauthorized: " + why)
+        return response
     }
 
     /// The normalized path of an `/auth/ntlm/<user>/<password>` request, and its user and password.
@@ -55,11 +59,7 @@ extension Sandbox {
     /// Runs the NTLM handshake of `request`'s connection (rules in the table at the top).
     static func ntlmAuth(_ request: SandboxRequest, connections: NTLMConnectionStore) throws(ParameterError) -> SandboxResponse {
         let (endpoint, user, password) = try ntlmEndpoint(request)
-        func refusal(_ why: String) -> SandboxResponse {
-            var response = unauthorized(challenge: "NTLM")
-            response.body = .text("Unauthorized: " + why)
-            return response
-        }
+        func refusal(_ why: String) -> SandboxResponse { unauthorized(challenge: "NTLM", because: why) }
         guard let header = request.headers["Authorization"], let message = NTLM.message(inHeader: header) else {
             if let identity = connections.identity(request.connection, endpoint: endpoint) { return authenticated(identity, request) }
             return unauthorized(challenge: "NTLM")
