@@ -23,7 +23,7 @@ final class NTLMConnectionStore: Sendable {
     }
 
     /// Who authenticated, as their authenticate message said.
-    struct Identity: Sendable, Equatable, Codable {
+    struct Identity: Sendable, Equatable {
         let user: String
         let domain: String
         let workstation: String
