@@ -23,7 +23,7 @@ final class NTLMConnectionStore: Sendable {
     }
 
     /// Who authenticated, as their authenticate message said.
-    struct Identity: Sendable, Equatable, Codable {
+    struct Identity: Sendable, Equatable {
         let user: String
         let domain: String
         let workstation: String
@@ -32,6 +32,11 @@ final class NTLMConnectionStore: Sendable {
     private struct State: Sendable {
         var entries: [Int: Entry] = [:]
         var order: [Int] = []
+
+        mutating func remove(_ connection: Int) {
+            guard entries.removeValue(forKey: connection) != nil else { return }
+            order.removeAll { $0 == connection }
+        }
     }
 
     private let state = Locked(State())
@@ -47,8 +52,7 @@ final class NTLMConnectionStore: Sendable {
     func takeChallenge(_ connection: Int) -> [UInt8]? {
         state.withLock { state in
             guard case .challenged(let challenge)? = state.entries[connection] else { return nil }
-            state.entries[connection] = nil
-            state.order.removeAll { $0 == connection }
+            state.remove(connection)
             return challenge
         }
     }
@@ -68,10 +72,7 @@ final class NTLMConnectionStore: Sendable {
 
     /// Forgets `connection` (it closed).
     func forget(_ connection: Int) {
-        state.withLock { state in
-            guard state.entries.removeValue(forKey: connection) != nil else { return }
-            state.order.removeAll { $0 == connection }
-        }
+        state.withLock { $0.remove(connection) }
     }
 
     /// The number of connections remembered.

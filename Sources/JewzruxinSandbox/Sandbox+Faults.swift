@@ -164,17 +164,11 @@ extension Sandbox {
     }
 
     static func truncatedGzip(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
-        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
-        let gzip = Gzip.stored(SandboxBody.expectedPattern(count: Int(count)))
-        let cut = Int(try integer(request, "cut", default: Int64(gzip.count / 2), in: 0...Int64(gzip.count)))
-        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(gzip.prefix(gzip.count - cut)))
-        response.headers.add("Content-Encoding", "gzip")
-        return response
+        try truncated(Gzip.stored(try pattern(request)), encoding: "gzip", request)
     }
 
     static func corruptGzip(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
-        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
-        var gzip = Gzip.stored(SandboxBody.expectedPattern(count: Int(count)))
+        var gzip = Gzip.stored(try pattern(request))
         switch request.queryValue("part") ?? "crc" {
         case "crc": gzip[gzip.count - 8] ^= 0xFF
         case "size": gzip[gzip.count - 4] ^= 0xFF
@@ -182,18 +176,29 @@ extension Sandbox {
         case "block": gzip[Gzip.headerSize + 3] ^= 0xFF
         default: throw ParameterError("part must be crc, size or block")
         }
-        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(gzip))
-        response.headers.add("Content-Encoding", "gzip")
-        return response
+        return encoded(gzip, encoding: "gzip")
     }
 
     static func truncatedDeflate(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
-        let count = try integer(request, "n", default: 4096, in: 0...(16 << 20))
-        let pattern = SandboxBody.expectedPattern(count: Int(count))
-        let deflate = try flag(request, "raw") ? Gzip.storedBlocks(pattern) : Gzip.zlib(pattern)
-        let cut = Int(try integer(request, "cut", default: Int64(deflate.count / 2), in: 0...Int64(deflate.count)))
-        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(deflate.prefix(deflate.count - cut)))
-        response.headers.add("Content-Encoding", "deflate")
+        let bytes = try pattern(request)
+        return try truncated(try flag(request, "raw") ? Gzip.storedBlocks(bytes) : Gzip.zlib(bytes), encoding: "deflate", request)
+    }
+
+    /// The `n` pattern bytes (4096 by default) that the encoded-body faults encode.
+    private static func pattern(_ request: SandboxRequest) throws(ParameterError) -> Data {
+        SandboxBody.expectedPattern(count: Int(try integer(request, "n", default: 4096, in: 0...(16 << 20))))
+    }
+
+    /// `body` minus its last `cut` bytes (half by default), as ``encoded(_:encoding:)`` serves it.
+    private static func truncated(_ body: Data, encoding: String, _ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let cut = Int(try integer(request, "cut", default: Int64(body.count / 2), in: 0...Int64(body.count)))
+        return encoded(body.prefix(body.count - cut), encoding: encoding)
+    }
+
+    /// `body`, `application/octet-stream`, with `Content-Encoding: encoding`.
+    private static func encoded(_ body: Data, encoding: String) -> SandboxResponse {
+        var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .data(body))
+        response.headers.add("Content-Encoding", encoding)
         return response
     }
 

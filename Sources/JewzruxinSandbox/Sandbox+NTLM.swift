@@ -34,32 +34,32 @@ extension Sandbox {
             try ntlmAuth(request, connections: connections)
         })
         core.addRoute("/auth/negotiate") { request in
-            var response = unauthorized(challenge: "Negotiate")
-            if request.headers["Authorization"] != nil {
-                response.body = .text("Unauthorized: the sandbox can't accept a Negotiate token (it has no Kerberos key)")
-            }
-            return response
+            guard request.headers["Authorization"] != nil else { return unauthorized(challenge: "Negotiate") }
+            return unauthorized(challenge: "Negotiate", because: "the sandbox can't accept a Negotiate token (it has no Kerberos key)")
         }
     }
 
-    /// The user and password of an `/auth/ntlm/<user>/<password>` path.
-    static func ntlmEndpoint(_ request: SandboxRequest) throws(ParameterError) -> (user: String, password: String) {
-        let segments = ServerCore.normalize(request.path).split(separator: "/", omittingEmptySubsequences: false)
+    /// A 401 carrying `challenge`, its body `Unauthorized: <why>`.
+    static func unauthorized(challenge: String, because why: String) -> SandboxResponse {
+        var response = unauthorized(challenge: challenge)
+        response.body = .text("Unauthorized: " + why)
+        return response
+    }
+
+    /// The normalized path of an `/auth/ntlm/<user>/<password>` request, and its user and password.
+    static func ntlmEndpoint(_ request: SandboxRequest) throws(ParameterError) -> (endpoint: String, user: String, password: String) {
+        let endpoint = ServerCore.normalize(request.path)
+        let segments = endpoint.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count == 5, !segments[3].isEmpty else {
             throw ParameterError("use /auth/ntlm/<user>/<password>/ (percent-encoded)")
         }
-        return (SandboxRequest.percentDecode(segments[3]), SandboxRequest.percentDecode(segments[4]))
+        return (endpoint, SandboxRequest.percentDecode(segments[3]), SandboxRequest.percentDecode(segments[4]))
     }
 
     /// Runs the NTLM handshake of `request`'s connection (rules in the table at the top).
     static func ntlmAuth(_ request: SandboxRequest, connections: NTLMConnectionStore) throws(ParameterError) -> SandboxResponse {
-        let (user, password) = try ntlmEndpoint(request)
-        let endpoint = ServerCore.normalize(request.path)
-        func refusal(_ why: String) -> SandboxResponse {
-            var response = unauthorized(challenge: "NTLM")
-            response.body = .text("Unauthorized: " + why)
-            return response
-        }
+        let (endpoint, user, password) = try ntlmEndpoint(request)
+        func refusal(_ why: String) -> SandboxResponse { unauthorized(challenge: "NTLM", because: why) }
         guard let header = request.headers["Authorization"], let message = NTLM.message(inHeader: header) else {
             if let identity = connections.identity(request.connection, endpoint: endpoint) { return authenticated(identity, request) }
             return unauthorized(challenge: "NTLM")
