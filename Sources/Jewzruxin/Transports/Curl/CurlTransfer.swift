@@ -88,8 +88,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Reports `error` as the end of a transfer that never started (its loop can't take it), on the
     /// calling thread.
     func fail(_ error: any Error) {
-        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
+        guard markReported() else { return }
         events.didComplete(error: error)
+    }
+
+    /// Marks the end reported: `true` for the first caller only, which reports it.
+    private func markReported() -> Bool {
+        flags.withLock { flags in defer { flags.reported = true }; return !flags.reported }
     }
 
     // MARK: Under the loop's drive
@@ -161,7 +166,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// Reports the end, once, after what libcurl measured of it, and lets the handle go.
     func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
-        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
+        guard markReported() else { return }
         release()
         let events = events
         let report: @Sendable () -> Void = {
