@@ -239,8 +239,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
-        if let cookies = settings.shared.cookies, !ended.setCookies.isEmpty {
-            let setCookies = ended.setCookies, request = request.core
+        if let cookies = settings.shared.cookies, case let setCookies = ended.setCookies, !setCookies.isEmpty {
+            let request = request.core
             loop.post { cookies.store(setCookies, for: request) }
         }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
