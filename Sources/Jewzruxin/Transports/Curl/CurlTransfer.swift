@@ -477,8 +477,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // The names sent so far, as given: a handful, compared without regard to case.
         var names: [String] = []
         func has(_ name: String) -> Bool { names.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) } }
-        let fields = request.core.allHTTPHeaderFields ?? [:]
-        for (name, value) in fields.count > 1 ? fields.sorted(by: { $0.key < $1.key }) : Array(fields) {
+        for (name, value) in (request.core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             // Framing and the connection are the transport's business.
             guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
             names.append(name)
