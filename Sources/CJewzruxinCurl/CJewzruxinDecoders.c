@@ -100,69 +100,76 @@ static void *open_first(const char *const *names) {
     return NULL;
 }
 
-/// Looks `symbol` up into `field`; a missing one sends control to `missing`.
-#define JZ_REQUIRE(library, field, symbol, missing)                                                \
-    do {                                                                                           \
-        *(void **)(&(field)) = dlsym(library, symbol);                                             \
-        if ((field) == NULL) goto missing;                                                         \
-    } while (0)
-#define JZ_OPTIONAL(library, field, symbol) (*(void **)(&(field)) = dlsym(library, symbol))
+/// A function of a library, looked up into `field`: a required one missing makes the library unusable.
+typedef struct {
+    void **field;
+    const char *symbol;
+    int optional;
+} jz_symbol;
+
+/// Opens the first of `names` that dlopen finds and looks `symbols` up in it: 1 when it has every
+/// required one (the library is then kept open for the life of the process), else 0.
+static int load_library(const char *const *names, const jz_symbol *symbols, size_t count) {
+    void *library = open_first(names);
+    if (library == NULL) return 0;
+    for (size_t i = 0; i < count; i++) {
+        *symbols[i].field = dlsym(library, symbols[i].symbol);
+        if (*symbols[i].field == NULL && !symbols[i].optional) {
+            dlclose(library);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#define JZ_LOAD(names, symbols) load_library(names, symbols, sizeof(symbols) / sizeof((symbols)[0]))
 
 static void load_zlib(void) {
     static const char *const names[] = {"libz.so.1", "libz.1.dylib", NULL};
-    void *library = open_first(names);
-    if (library == NULL) return;
-    JZ_REQUIRE(library, zlib.version, "zlibVersion", missing);
-    JZ_REQUIRE(library, zlib.init, "inflateInit2_", missing);
-    JZ_REQUIRE(library, zlib.inflate, "inflate", missing);
-    JZ_REQUIRE(library, zlib.end, "inflateEnd", missing);
-    loaded_decoders |= JZ_DECODER_ZLIB;
-    return;
-missing:
-    dlclose(library);
+    const jz_symbol symbols[] = {
+        {(void **)&zlib.version, "zlibVersion", 0},
+        {(void **)&zlib.init, "inflateInit2_", 0},
+        {(void **)&zlib.inflate, "inflate", 0},
+        {(void **)&zlib.end, "inflateEnd", 0},
+    };
+    if (JZ_LOAD(names, symbols)) loaded_decoders |= JZ_DECODER_ZLIB;
 }
 
 static void load_brotli(void) {
     static const char *const names[] = {"libbrotlidec.so.1", "libbrotlidec.1.dylib", NULL};
-    void *library = open_first(names);
-    if (library == NULL) return;
-    JZ_REQUIRE(library, brotli.create, "BrotliDecoderCreateInstance", missing);
-    JZ_REQUIRE(library, brotli.decompress, "BrotliDecoderDecompressStream", missing);
-    JZ_REQUIRE(library, brotli.destroy, "BrotliDecoderDestroyInstance", missing);
-    JZ_OPTIONAL(library, brotli.error_code, "BrotliDecoderGetErrorCode");
-    JZ_OPTIONAL(library, brotli.error_string, "BrotliDecoderErrorString");
-    JZ_OPTIONAL(library, brotli.version, "BrotliDecoderVersion");
+    const jz_symbol symbols[] = {
+        {(void **)&brotli.create, "BrotliDecoderCreateInstance", 0},
+        {(void **)&brotli.decompress, "BrotliDecoderDecompressStream", 0},
+        {(void **)&brotli.destroy, "BrotliDecoderDestroyInstance", 0},
+        {(void **)&brotli.error_code, "BrotliDecoderGetErrorCode", 1},
+        {(void **)&brotli.error_string, "BrotliDecoderErrorString", 1},
+        {(void **)&brotli.version, "BrotliDecoderVersion", 1},
+    };
+    if (!JZ_LOAD(names, symbols)) return;
     if (brotli.version != NULL) {
         // BROTLI_VERSION: major << 24 | minor << 12 | patch.
         uint32_t version = brotli.version();
         snprintf(brotli_version, sizeof brotli_version, "%u.%u.%u", version >> 24, (version >> 12) & 0xFFF, version & 0xFFF);
     }
     loaded_decoders |= JZ_DECODER_BROTLI;
-    return;
-missing:
-    dlclose(library);
 }
 
 static void load_zstd(void) {
     static const char *const names[] = {"libzstd.so.1", "libzstd.1.dylib", NULL};
-    void *library = open_first(names);
-    if (library == NULL) return;
-    JZ_REQUIRE(library, zstd.create, "ZSTD_createDStream", missing);
-    JZ_REQUIRE(library, zstd.init, "ZSTD_initDStream", missing);
-    JZ_REQUIRE(library, zstd.decompress, "ZSTD_decompressStream", missing);
-    JZ_REQUIRE(library, zstd.release, "ZSTD_freeDStream", missing);
-    JZ_REQUIRE(library, zstd.is_error, "ZSTD_isError", missing);
-    JZ_REQUIRE(library, zstd.error_name, "ZSTD_getErrorName", missing);
-    JZ_OPTIONAL(library, zstd.version, "ZSTD_versionString");
-    JZ_OPTIONAL(library, zstd.set_parameter, "ZSTD_DCtx_setParameter");
-    loaded_decoders |= JZ_DECODER_ZSTD;
-    return;
-missing:
-    dlclose(library);
+    const jz_symbol symbols[] = {
+        {(void **)&zstd.create, "ZSTD_createDStream", 0},
+        {(void **)&zstd.init, "ZSTD_initDStream", 0},
+        {(void **)&zstd.decompress, "ZSTD_decompressStream", 0},
+        {(void **)&zstd.release, "ZSTD_freeDStream", 0},
+        {(void **)&zstd.is_error, "ZSTD_isError", 0},
+        {(void **)&zstd.error_name, "ZSTD_getErrorName", 0},
+        {(void **)&zstd.version, "ZSTD_versionString", 1},
+        {(void **)&zstd.set_parameter, "ZSTD_DCtx_setParameter", 1},
+    };
+    if (JZ_LOAD(names, symbols)) loaded_decoders |= JZ_DECODER_ZSTD;
 }
 
-#undef JZ_REQUIRE
-#undef JZ_OPTIONAL
+#undef JZ_LOAD
 
 static void load_all(void) {
     load_zlib();

@@ -208,10 +208,15 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func cancelHere(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
-        if let easy = transfer.easyHandle, state.active.removeValue(forKey: easy) != nil {
-            _ = jz_multi_remove(multi, easy)
-        }
+        if let easy = transfer.easyHandle { _ = detach(easy, multi: multi) }
         transfer.complete(with: URLError(.cancelled))
+    }
+
+    /// Takes `easy` out of the multi handle: its transfer, `nil` when it wasn't in. Under the drive.
+    private func detach(_ easy: UnsafeMutableRawPointer, multi: UnsafeMutableRawPointer) -> CurlTransfer? {
+        guard let transfer = state.active.removeValue(forKey: easy) else { return nil }
+        _ = jz_multi_remove(multi, easy)
+        return transfer
     }
 
     /// Publishes how many transfers run, for threads deciding whether to start theirs. Under the drive.
@@ -240,8 +245,7 @@ final class CurlLoop: @unchecked Sendable {
         var easy: UnsafeMutableRawPointer?
         var result: Int32 = 0
         while jz_multi_next_done(multi, &easy, &result) != 0 {
-            guard let easy, let transfer = state.active.removeValue(forKey: easy) else { continue }
-            _ = jz_multi_remove(multi, easy)
+            guard let easy, let transfer = detach(easy, multi: multi) else { continue }
             transfer.finished(code: result)
         }
     }
@@ -294,8 +298,7 @@ final class CurlLoop: @unchecked Sendable {
         for (easy, transfer) in state.active {
             let deadline = transfer.idleDeadline
             if deadline <= now {
-                state.active.removeValue(forKey: easy)
-                _ = jz_multi_remove(multi, easy)
+                _ = detach(easy, multi: multi)
                 transfer.timedOut()
             } else {
                 wake = min(wake, deadline)

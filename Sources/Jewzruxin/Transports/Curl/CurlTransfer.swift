@@ -88,8 +88,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Reports `error` as the end of a transfer that never started (its loop can't take it), on the
     /// calling thread.
     func fail(_ error: any Error) {
-        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
+        guard markReported() else { return }
         events.didComplete(error: error)
+    }
+
+    /// Marks the end reported: `true` for the first caller only, which reports it.
+    private func markReported() -> Bool {
+        flags.withLock { flags in defer { flags.reported = true }; return !flags.reported }
     }
 
     // MARK: Under the loop's drive
@@ -161,7 +166,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// Reports the end, once, after what libcurl measured of it, and lets the handle go.
     func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
-        guard flags.withLock({ flags in defer { flags.reported = true }; return !flags.reported }) else { return }
+        guard markReported() else { return }
         release()
         let events = events
         let report: @Sendable () -> Void = {
@@ -234,8 +239,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
         idleDeadline = MonotonicTime.now(plus: timeout)
         guard let ended = head.read(line) else { return }
-        if let cookies = settings.shared.cookies, !ended.setCookies.isEmpty {
-            let setCookies = ended.setCookies, request = request.core
+        if let cookies = settings.shared.cookies, case let setCookies = ended.setCookies, !setCookies.isEmpty {
+            let request = request.core
             loop.post { cookies.store(setCookies, for: request) }
         }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
@@ -472,8 +477,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // The names sent so far, as given: a handful, compared without regard to case.
         var names: [String] = []
         func has(_ name: String) -> Bool { names.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) } }
-        let fields = request.core.allHTTPHeaderFields ?? [:]
-        for (name, value) in fields.count > 1 ? fields.sorted(by: { $0.key < $1.key }) : Array(fields) {
+        for (name, value) in (request.core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             // Framing and the connection are the transport's business.
             guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
             names.append(name)

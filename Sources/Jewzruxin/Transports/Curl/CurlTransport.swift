@@ -88,10 +88,11 @@ public final class CurlTransport: HTTPTransport {
         // A transport only there to be configured by its session never runs a transfer itself.
         self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { library in
             // A libcurl that resolves names on the thread that drives it would block a caller's
-            // thread on DNS: then only the loop's thread starts transfers.
+            // thread on DNS: then only the loop's thread starts transfers (the loop also checks its
+            // poller allows it).
             CurlLoop(
                 maximumConnectionsPerHost: settings.shared.maximumConnectionsPerHost,
-                startsOnCallingThread: CurlPoller.seesChangesDuringWait && library.features.contains(.asynchronousDNS))
+                startsOnCallingThread: library.features.contains(.asynchronousDNS))
         }
     }
 
