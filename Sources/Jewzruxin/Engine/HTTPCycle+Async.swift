@@ -2,9 +2,9 @@ extension HTTPCycle {
     /// Sends the request and returns the response when the run ends.
     ///
     /// The calling task resumes from where the run ends (a transport's thread, usually), not through
-    /// the session's delegate queue: awaiting costs no hop more than the task's own executor. Calls
-    /// to the delegate queue made before the end (progress, a download handler) may still be
-    /// running then.
+    /// the session's delegate queue: awaiting costs no hop more than the task's own executor. A
+    /// cycle with a progress or download handler resumes it after their calls on the delegate queue,
+    /// so that they have all run.
     ///
     /// Cancelling the calling task cancels the cycle. A cycle cancelled any way while awaited throws
     /// `CancellationError`.

@@ -25,7 +25,9 @@ extension HTTPCycle {
     }
 
     func deliver(_ delivery: Delivery) {
-        if delivery.completion.isInline, delivery.download == nil {
+        // An inline completion follows this cycle's calls waiting on the delegate queue (its
+        // progress, its download handler), so that they have all run when it does.
+        if delivery.completion.isInline, delivery.download == nil, !locked.withLock({ $0.settings.reportsProgress }) {
             delivery.completion.handler(self, delivery.error)
             return
         }

@@ -51,6 +51,8 @@ public final class HTTPCycle: Sendable {
         var uploadSource: UploadSource?
         var didSendBodyData: DidSendBodyDataHandler?
         var didWriteData: DidWriteBodyDataHandler?
+        /// Whether a progress handler is set: its calls go to the delegate queue.
+        var reportsProgress: Bool { didSendBodyData != nil || didWriteData != nil }
         var download: Download?
     }
 
