@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Jewzruxin
 import JewzruxinSandbox
+import JewzruxinPrimitives
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -77,7 +78,7 @@ struct CurlDecodingTests {
         try await ScriptedServer.withServer([[.readRequest, .send(answer(body, "Content-Encoding: gzip\r\n")), .close]]) { server in
             let cycle = HTTPCycle(requestURL: try #require(URL(string: server.baseURL.absoluteString + "/")), session: curlSession())
             cycle.contentHandler = FileWriter(url: destination)
-            let progress = Mutex<(last: Int64, expected: Set<Int64>)>((0, []))
+            let progress = Locked<(last: Int64, expected: Set<Int64>)>((0, []))
             cycle.didWriteDataHandler = { _, _, total, expected in
                 progress.withLock { $0.last = max($0.last, total); $0.expected.insert(expected) }
             }
