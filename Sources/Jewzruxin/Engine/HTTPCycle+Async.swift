@@ -3,7 +3,7 @@ extension HTTPCycle {
     ///
     /// The calling task resumes from where the run ends (a transport's thread, usually), not through
     /// the session's delegate queue: awaiting costs no hop more than the task's own executor. A
-    /// cycle with a progress or download handler resumes it after their calls on the delegate queue,
+    /// cycle with a progress or download handler resumes it after their calls on its handler queue,
     /// so that they have all run.
     ///
     /// Cancelling the calling task cancels the cycle. A cycle cancelled any way while awaited throws

@@ -9,7 +9,7 @@ extension HTTPCycle {
         case file(URL)
     }
 
-    /// Reports upload progress, on the session's delegate queue.
+    /// Reports upload progress, on the cycle's ``handlerQueue``.
     ///
     /// The arguments are the cycle, the bytes sent since the last call, the bytes sent so far, and
     /// the bytes expected in all (`-1` when unknown).
@@ -17,7 +17,7 @@ extension HTTPCycle {
         _ cycle: HTTPCycle, _ bytesSent: Int64, _ totalBytesSent: Int64, _ totalBytesExpectedToSend: Int64
     ) -> Void
 
-    /// Reports download progress, on the session's delegate queue.
+    /// Reports download progress, on the cycle's ``handlerQueue``.
     ///
     /// The arguments are the cycle, the bytes written since the last call, the bytes written so far,
     /// and the bytes expected in all (`-1` when unknown, or when the body is compressed on the wire,
@@ -26,7 +26,7 @@ extension HTTPCycle {
         _ cycle: HTTPCycle, _ bytesWritten: Int64, _ totalBytesWritten: Int64, _ totalBytesExpectedToWrite: Int64
     ) -> Void
 
-    /// Gets a finished download, on the session's delegate queue, before the completion handler.
+    /// Gets a finished download, on the cycle's ``handlerQueue``, before the completion handler.
     ///
     /// `location` is a temporary file readable by its owner only; it is removed when the handler
     /// returns, so move or copy it there. Called only when the download succeeded.

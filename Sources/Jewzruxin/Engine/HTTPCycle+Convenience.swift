@@ -71,7 +71,8 @@ extension HTTPCycle {
     ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
-    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
+    ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` (its delegate
+    ///     queue by default) when the cycle ends.
     /// - Returns: The started cycle, to cancel or restart it.
     /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
     @discardableResult
@@ -122,7 +123,8 @@ extension HTTPCycle {
     ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
-    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
+    ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` (its delegate
+    ///     queue by default) when the cycle ends.
     /// - Returns: The started cycle, to cancel or restart it.
     /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
     @discardableResult

@@ -25,17 +25,15 @@ extension HTTPCycle {
     }
 
     func deliver(_ delivery: Delivery) {
-        // An inline completion follows this cycle's calls waiting on the delegate queue (its
+        let (handlers, reportsProgress) = locked.withLock { ($0.handlers, $0.settings.reportsProgress) }
+        // An inline completion follows this cycle's calls waiting on its handler queue (its
         // progress, its download handler), so that they have all run when it does.
-        if delivery.completion.isInline, delivery.download == nil, !locked.withLock({ $0.settings.reportsProgress }) {
-            delivery.completion.handler(self, delivery.error)
+        if delivery.completion.isInline, handlers.isInline || (delivery.download == nil && !reportsProgress) {
+            finish(delivery)
             return
         }
-        session.delivery.enqueue {
-            if let file = delivery.download {
-                if let download = self.locked.withLock({ $0.settings.download }) { download.handler(self, file) }
-                Self.removeDownload(file)
-            }
+        handlers.enqueue {
+            self.handOver(delivery.download)
             if delivery.completion.isInline {
                 // An inline handler is promised a thread that is no handler queue.
                 self.session.workerQueue.addOperation { delivery.completion.handler(self, delivery.error) }
@@ -43,6 +41,19 @@ extension HTTPCycle {
                 delivery.completion.handler(self, delivery.error)
             }
         }
+    }
+
+    /// Gives a finished download to the download handler, then calls the completion handler.
+    private func finish(_ delivery: Delivery) {
+        handOver(delivery.download)
+        delivery.completion.handler(self, delivery.error)
+    }
+
+    /// Gives a finished download, if any, to the download handler, then removes it.
+    private func handOver(_ file: URL?) {
+        guard let file else { return }
+        if let download = locked.withLock({ $0.settings.download }) { download.handler(self, file) }
+        Self.removeDownload(file)
     }
 
     // MARK: Sending

@@ -23,17 +23,17 @@ extension HTTPCycle {
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?)? in
+        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerDelivery)? in
             guard let feed = s.machine.feed(of: attempt) else { return nil }
             // The response (for its expected length) only for a progress handler: a chunk of a
             // response without one needn't copy it.
             let handler = s.settings.didWriteData
-            return (feed, handler, handler == nil ? nil : s.response)
+            return (feed, handler, handler == nil ? nil : s.response, s.handlers)
         }
-        guard let (feed, handler, response) = taken, let total = try feed.append(chunk), let handler, let response else { return }
+        guard let (feed, handler, response, handlers) = taken, let total = try feed.append(chunk), let handler, let response else { return }
         let written = Int64(chunk.count)
         let expected = Self.expectedLength(of: response)
-        session.delivery.enqueue { handler(self, written, total, expected) }
+        handlers.enqueue { handler(self, written, total, expected) }
     }
 
     func transportDidCollect(_ metrics: HTTPTransferMetrics, attempt: Int) {
@@ -43,9 +43,9 @@ extension HTTPCycle {
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
-        let handler = locked.withLock { s in s.machine.isCurrent(attempt) ? s.settings.didSendBodyData : nil }
-        guard let handler else { return }
-        session.delivery.enqueue { handler(self, bytes, total, expected) }
+        let taken = locked.withLock { s in s.machine.isCurrent(attempt) ? s.settings.didSendBodyData.map { ($0, s.handlers) } : nil }
+        guard let (handler, handlers) = taken else { return }
+        handlers.enqueue { handler(self, bytes, total, expected) }
     }
 
     /// The content handler failed: stop the transfer and end the attempt with `error` at once,

@@ -7,8 +7,8 @@ import FoundationNetworking
 ///
 /// Create a cycle, configure its ``request``, then ``start(_:)`` it; or let a convenience method such
 /// as ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``
-/// do both. The completion handler runs exactly once per start, on the session's delegate queue,
-/// unless the cycle is cancelled explicitly. In between, the cycle may send the request more than
+/// do both. The completion handler runs exactly once per start, on the cycle's ``handlerQueue``
+/// (the session's delegate queue by default), unless the cycle is cancelled explicitly. In between, the cycle may send the request more than
 /// once: to retry after a timeout, a 408 or a 503 (``RetryPolicy``), to answer an authentication
 /// challenge (``authentications``), or to follow a 307/308 redirect with its body. A finished or
 /// cancelled cycle can be started again, and ``restart()`` resends the same request at any time.
@@ -24,7 +24,7 @@ public final class HTTPCycle: Sendable {
     struct Completion: Sendable {
         /// Async callers are told about explicit cancels too, so they never wait forever.
         let notifiesExplicitCancel: Bool
-        /// Whether the handler runs on the thread the run ends on rather than on the delegate queue.
+        /// Whether the handler runs on the thread the run ends on rather than on the handler queue.
         var isInline = false
         let handler: CompletionHandler
     }
@@ -35,6 +35,9 @@ public final class HTTPCycle: Sendable {
         var settings: Settings
         var response = HTTPResponse()
         var explicitlyCanceling = false
+        /// Where the current run's handlers go: the cycle's handler queue, else the session's, as
+        /// they were when the run began.
+        var handlers: HandlerDelivery
     }
 
     /// What the caller configured: read when a run or an attempt begins.
@@ -51,9 +54,10 @@ public final class HTTPCycle: Sendable {
         var uploadSource: UploadSource?
         var didSendBodyData: DidSendBodyDataHandler?
         var didWriteData: DidWriteBodyDataHandler?
-        /// Whether a progress handler is set: its calls go to the delegate queue.
+        /// Whether a progress handler is set: its calls go to the handler queue.
         var reportsProgress: Bool { didSendBodyData != nil || didWriteData != nil }
         var download: Download?
+        var handlerQueue: HandlerQueue?
     }
 
     /// Creates a cycle without starting it.
@@ -64,7 +68,8 @@ public final class HTTPCycle: Sendable {
     ///   - session: The session to run on, ``HTTPSession/default`` by default.
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
         self.session = session
-        self.locked = Locked(Guarded(settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
+        self.locked = Locked(Guarded(
+            settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod)), handlers: session.delivery))
     }
 
     // MARK: Properties
@@ -106,6 +111,16 @@ public final class HTTPCycle: Sendable {
     /// How many times the current run has been resent after a failure.
     public var retriedCount: Int { locked.withLock { $0.machine.counters.retried } }
 
+    /// Where this cycle's handlers run (completion, progress, download); `nil` uses the session's
+    /// ``HTTPSession/handlerQueue``. A change applies to the runs that begin after it.
+    ///
+    /// ``HandlerQueue/inline`` runs them where each event happens, without a hop: the fastest
+    /// choice, for handlers that are short and never block.
+    public var handlerQueue: HandlerQueue? {
+        get { locked.withLock { $0.settings.handlerQueue } }
+        set { locked.withLock { $0.settings.handlerQueue = newValue } }
+    }
+
     /// Processors that prepare the request; `nil` uses the session's.
     public var requestProcessors: [HTTPProcessor]? {
         get { locked.withLock { $0.settings.requestProcessors } }
@@ -134,7 +149,8 @@ public final class HTTPCycle: Sendable {
 
     // MARK: Start, cancel, restart
 
-    /// Sends the request; `completionHandler` runs on the session's delegate queue when the run ends.
+    /// Sends the request; `completionHandler` runs on the cycle's ``handlerQueue`` (the session's
+    /// delegate queue by default) when the run ends.
     ///
     /// Starting a running cycle changes nothing: the new handler gets ``HTTPError/alreadyRunning``.
     /// - Parameter completionHandler: Gets the cycle and `nil`, or the error the run ended with.
@@ -172,20 +188,20 @@ public final class HTTPCycle: Sendable {
     /// The completion handler given to the last ``start(_:)`` runs when the new run ends. A cycle
     /// that has finished can be restarted too.
     public func restart() {
-        let activity = session.runActivity
+        let (activity, handlerQueue) = session.runDefaults
         let (attempt, run, actions) = locked.withLock { s -> (Int, Int, StateMachine.Actions) in
             let (attempt, actions) = s.machine.restart(activity: activity)
-            s.beginRun()
+            s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue))
             return (attempt, s.machine.run, actions)
         }
         launch(run: run, attempt: attempt, after: actions)
     }
 
     func begin(_ completion: Completion) {
-        let activity = session.runActivity
+        let (activity, handlerQueue) = session.runDefaults
         let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
             let action = s.machine.start(completion, activity: activity)
-            if case .send = action { s.beginRun() }
+            if case .send = action { s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue)) }
             return (action, s.machine.run)
         }
         switch action {
@@ -205,9 +221,10 @@ public final class HTTPCycle: Sendable {
 }
 
 extension HTTPCycle.Guarded {
-    /// Resets what the cycle shows of the previous run.
-    mutating func beginRun() {
+    /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`.
+    mutating func beginRun(handlers: HandlerDelivery) {
         response = HTTPResponse()
         explicitlyCanceling = false
+        self.handlers = handlers
     }
 }

@@ -6,7 +6,8 @@ import FoundationNetworking
 /// Runs cycles over its transports and backs their shared properties.
 ///
 /// Cycles that don't name a session use ``default``. Completion handlers run on ``delegateQueue``
-/// (the main queue unless you pass another); processors run on ``workerQueue``, off the delegate queue.
+/// (the main queue unless you pass another), or where ``handlerQueue`` says; processors run on
+/// ``workerQueue``, off the delegate queue.
 /// The session sends each request to the transport for its URL's scheme (see ``transport``), and asks
 /// its seams — ``retryStrategy``, ``redirectPolicy``, ``authentications``, the processors — what to do
 /// with each outcome.
@@ -14,12 +15,13 @@ public final class HTTPSession: Sendable {
     /// The URLSession that serves this session's requests, or some of them; `nil` when none of its
     /// transports runs on URLSession.
     public let core: URLSession?
-    /// Where completion handlers (and the other handlers a cycle is given) run.
+    /// Where completion handlers (and the other handlers a cycle is given) run, unless
+    /// ``handlerQueue`` or the cycle's own ``HTTPCycle/handlerQueue`` names another place.
     public let delegateQueue: OperationQueue
     /// Where processors and other work that takes time run.
     public let workerQueue: OperationQueue
-    /// How the engine's handler calls reach ``delegateQueue``.
-    package let delivery: DelegateDelivery
+    /// How handler calls reach ``delegateQueue``.
+    package let delivery: HandlerDelivery
     /// Calls to run on ``delegateQueue`` after a delay, with one timer for all of them.
     package let postponed: PostponedCalls
 
@@ -46,6 +48,7 @@ public final class HTTPSession: Sendable {
         var retryStrategy: any HTTPRetryStrategy
         var redirectPolicy: any HTTPRedirectPolicy
         var runActivity: (any RunActivity)?
+        var handlerQueue = HandlerQueue.delegateQueue
         var downloadDirectory = FileManager.default.temporaryDirectory
     }
 
@@ -71,7 +74,7 @@ public final class HTTPSession: Sendable {
         self.shared = Locked(Shared(retryStrategy: retryStrategy, redirectPolicy: redirectPolicy, runActivity: runActivity))
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
-        self.delivery = DelegateDelivery(queue: self.delegateQueue)
+        self.delivery = self.delegateQueue === OperationQueue.main ? .main : HandlerDelivery(queue: self.delegateQueue)
         self.postponed = PostponedCalls(delivery: self.delivery)
         self.workerQueue = workerQueue ?? {
             let queue = OperationQueue()
@@ -97,6 +100,17 @@ public final class HTTPSession: Sendable {
     public var delegate: (any HTTPSessionDelegate)? {
         get { shared.withLock { $0.delegate } }
         set { shared.withLock { $0.delegate = newValue } }
+    }
+
+    /// Where the handlers of this session's cycles run, for every cycle whose own
+    /// ``HTTPCycle/handlerQueue`` is `nil`: ``HandlerQueue/delegateQueue`` unless changed.
+    ///
+    /// ``HandlerQueue/inline`` runs them where each event happens, without a hop: the fastest
+    /// choice, for handlers that are short and never block. A change applies to the runs that begin
+    /// after it.
+    public var handlerQueue: HandlerQueue {
+        get { shared.withLock { $0.handlerQueue } }
+        set { shared.withLock { $0.handlerQueue = newValue } }
     }
 
     /// Request processors for every cycle of this session whose own ``HTTPCycle/requestProcessors``
@@ -138,6 +152,11 @@ public final class HTTPSession: Sendable {
     var runActivity: (any RunActivity)? {
         get { shared.withLock { $0.runActivity } }
         set { shared.withLock { $0.runActivity = newValue } }
+    }
+
+    /// What a run of a cycle takes from the session when it begins, read under one lock.
+    var runDefaults: (activity: (any RunActivity)?, handlerQueue: HandlerQueue) {
+        shared.withLock { ($0.runActivity, $0.handlerQueue) }
     }
 
     /// Where downloads are written while they arrive (the temporary directory by default).

@@ -202,7 +202,7 @@ open class HTTPService: @unchecked Sendable {
     /// ``cycle(forResource:identifier:option:uriValues:requestObject:solicited:)``. With `.reuse`:
     /// - a cycle still running is **not** started again and no second request is sent: the running
     ///   cycle's own completion handler reports its outcome, and `completionHandler` is called at
-    ///   once (on the session's delegate queue) with ``HTTPError/alreadyRunning``;
+    ///   once (on the cycle's handler queue) with ``HTTPError/alreadyRunning``;
     /// - a finished or cancelled cycle is started again, with `completionHandler`.
     ///
     /// With `.replace`, the cycle held under the identifier is cancelled explicitly (its handler is not
@@ -214,7 +214,8 @@ open class HTTPService: @unchecked Sendable {
     ///   - uriValues: The values the resource's URI template is expanded with.
     ///   - requestObject: The model the request processors turn into the body.
     ///   - solicited: Whether the user asked for this request directly.
-    ///   - completionHandler: Runs on the session's delegate queue when the run ends.
+    ///   - completionHandler: Runs on the cycle's handler queue (the session's delegate queue
+    ///     by default) when the run ends.
     /// - Returns: The started (or running) cycle.
     /// - Throws: What ``cycle(forResource:identifier:option:uriValues:requestObject:solicited:)``
     ///   throws, before anything is sent.

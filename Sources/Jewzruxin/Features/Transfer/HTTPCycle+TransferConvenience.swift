@@ -13,8 +13,8 @@ extension HTTPCycle {
     ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
-    ///   - didSendBodyDataHandler: Reports upload progress on the delegate queue.
-    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends.
+    ///   - didSendBodyDataHandler: Reports upload progress on the session's ``HTTPSession/handlerQueue``.
+    ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` when the cycle ends.
     /// - Returns: The started cycle.
     /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
     @discardableResult
@@ -36,7 +36,7 @@ extension HTTPCycle {
     /// Downloads to a temporary file and calls `completionHandler` when the cycle ends.
     ///
     /// The body goes straight to a file readable by its owner only, so memory stays flat whatever
-    /// its size. `downloadFileHandler` gets the file, on the delegate queue, only when the download
+    /// its size. `downloadFileHandler` gets the file, on the session's handler queue, only when the download
     /// succeeded; the file is removed when it returns. Whatever happens, no partial or temporary
     /// file is left behind.
     /// - Parameters:
@@ -46,10 +46,10 @@ extension HTTPCycle {
     ///   - authentications: What answers authentication challenges; `nil` uses the session's.
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
-    ///   - didWriteDataHandler: Reports download progress on the delegate queue.
+    ///   - didWriteDataHandler: Reports download progress on the session's ``HTTPSession/handlerQueue``.
     ///   - downloadFileHandler: Gets the downloaded file; move or copy it.
-    ///   - completionHandler: Runs on the session's delegate queue when the cycle ends, after
-    ///     `downloadFileHandler`.
+    ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` when the cycle ends,
+    ///     after `downloadFileHandler`.
     /// - Returns: The started cycle.
     /// - Throws: ``HTTPError/invalidURL(_:reason:)`` at once for a URL that can't be used.
     @discardableResult

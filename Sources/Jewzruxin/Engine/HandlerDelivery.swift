@@ -1,42 +1,95 @@
 import Foundation
 
-/// Hands the engine's handler calls to a session's delegate queue, in the order they come.
+/// Hands the engine's handler calls to a handler queue (``HandlerQueue``), in the order they come.
 ///
-/// On a serial delegate queue (the main queue, or any with `maxConcurrentOperationCount` 1), a call
-/// that comes while an earlier one waits for its turn joins it in the same operation rather than
-/// becoming an operation of its own. The calls run in the same order on the same queue as with one
-/// operation each; what is saved is an `OperationQueue` operation and, often, a thread wake-up per
-/// call: with many requests in flight they finish faster than the queue runs their handlers.
+/// On a serial operation queue (any with `maxConcurrentOperationCount` 1) and on the main queue, a
+/// call that comes while an earlier one waits for its turn joins it in the same operation rather
+/// than becoming an operation of its own. The calls run in the same order on the same queue as with
+/// one operation each; what is saved is an `OperationQueue` operation and, often, a thread wake-up
+/// per call: with many requests in flight they finish faster than the queue runs their handlers.
 ///
 /// An operation runs the calls that were waiting when it started; those that come meanwhile go to
 /// the next operation, so other work of the queue gets its turn in between. On a concurrent
-/// delegate queue each call is an operation, as before. On the main queue the calls run in a
-/// block of the main dispatch queue, which the main `OperationQueue` runs its operations on, at a
-/// tenth of an operation's cost.
+/// operation queue each call is an operation, as before, and on a dispatch queue a block. On the
+/// main queue the calls run in a block of the main dispatch queue, which the main `OperationQueue`
+/// runs its operations on, at a tenth of an operation's cost. Inline, each call runs at once, on
+/// the calling thread.
 ///
 /// The fluent layer hands its handlers to the same delivery, so that they keep their order with
 /// the engine's calls and share its operations.
-package final class DelegateDelivery: Sendable {
+package final class HandlerDelivery: Sendable {
     private struct Line {
         var calls: [@Sendable () -> Void] = []
         /// Whether an operation that will run the calls is on the queue.
         var isScheduled = false
     }
 
-    private let queue: OperationQueue
-    private let isMain: Bool
-    private let line = Locked(Line())
-
-    init(queue: OperationQueue) {
-        self.queue = queue
-        self.isMain = queue === OperationQueue.main
+    private enum Target {
+        case inline
+        case main
+        case dispatch(DispatchQueue)
+        case operation(OperationQueue)
     }
 
-    /// Runs `call` on the delegate queue after the calls enqueued before it.
+    private let target: Target
+    private let line = Locked(Line())
+
+    /// Calls to the main queue, whichever kind names it.
+    package static let main = HandlerDelivery(target: .main)
+    /// Calls run at once, where they are made.
+    package static let inline = HandlerDelivery(target: .inline)
+
+    private init(target: Target) {
+        self.target = target
+    }
+
+    /// Calls to `queue`.
+    package convenience init(queue: OperationQueue) {
+        self.init(target: queue === OperationQueue.main ? .main : .operation(queue))
+    }
+
+    /// Calls to `queue`.
+    package convenience init(queue: DispatchQueue) {
+        self.init(target: Self.isMain(queue) ? .main : .dispatch(queue))
+    }
+
+    /// Whether `queue` is the main dispatch queue, which has more than one `DispatchQueue` object
+    /// on Linux: told by its label.
+    package static func isMain(_ queue: DispatchQueue) -> Bool {
+        queue === DispatchQueue.main || queue.label == DispatchQueue.main.label
+    }
+
+    /// Whether calls run at once, where they are made.
+    package var isInline: Bool {
+        if case .inline = target { return true }
+        return false
+    }
+
+    /// Whether this delivery's calls run on the same queue as `other`'s: a call of one may then run
+    /// in the other's turn, without a hop. Two inline deliveries run on no queue.
+    package func runs(on other: HandlerDelivery) -> Bool {
+        switch (target, other.target) {
+        case (.main, .main): true
+        case let (.dispatch(a), .dispatch(b)): a === b
+        case let (.operation(a), .operation(b)): a === b
+        default: false
+        }
+    }
+
+    /// Runs `call` on the queue after the calls enqueued before it; inline, runs it now.
     package func enqueue(_ call: @escaping @Sendable () -> Void) {
-        guard isMain || queue.maxConcurrentOperationCount == 1 else {
+        switch target {
+        case .inline:
+            call()
+            return
+        case .dispatch(let queue):
+            queue.async(execute: call)
+            return
+        case .operation(let queue) where queue.maxConcurrentOperationCount != 1:
             queue.addOperation(call)
             return
+        case .main, .operation:
+            break
         }
         let schedules = line.withLock { line -> Bool in
             line.calls.append(call)
@@ -48,10 +101,9 @@ package final class DelegateDelivery: Sendable {
     }
 
     private func scheduleWaitingCalls() {
-        if isMain {
-            DispatchQueue.main.async { self.runWaitingCalls() }
-        } else {
-            queue.addOperation { self.runWaitingCalls() }
+        switch target {
+        case .operation(let queue): queue.addOperation { self.runWaitingCalls() }
+        default: DispatchQueue.main.async { self.runWaitingCalls() }
         }
     }
 
@@ -85,7 +137,7 @@ package protocol PostponedCall: AnyObject, Sendable {
 /// The timer is armed when a call is posted to an empty line, and again, when it fires, for the
 /// calls not due yet, at most once per ``period``: a call runs from its delay to its delay plus the
 /// period after it was posted, in the delegate queue's first turn after that. The calls due that
-/// are still pending go to the delegate queue together, through its ``DelegateDelivery``; those
+/// are still pending go to the delegate queue together, through its ``HandlerDelivery``; those
 /// that are not are dropped without a hop. A call is held until then.
 package final class PostponedCalls: Sendable {
     private struct Line {
@@ -98,10 +150,10 @@ package final class PostponedCalls: Sendable {
     /// many of them rather than one timer firing per call.
     static let period = DispatchTimeInterval.milliseconds(10)
 
-    private let delivery: DelegateDelivery
+    private let delivery: HandlerDelivery
     private let line = Locked(Line())
 
-    init(delivery: DelegateDelivery) {
+    init(delivery: HandlerDelivery) {
         self.delivery = delivery
     }
 

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import Jewzruxin
 
-/// How the engine's handler calls reach a session's delegate queue (`DelegateDelivery`).
+/// How the engine's handler calls reach a session's delegate queue (`HandlerDelivery`).
 @Suite("Delegate queue delivery")
-struct DelegateDeliveryTests {
+struct HandlerDeliveryTests {
     private func serialQueue() -> OperationQueue {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -21,7 +21,7 @@ struct DelegateDeliveryTests {
     @Test("calls run on the delegate queue, one at a time, in the order they came")
     func order() async {
         let queue = serialQueue()
-        let delivery = DelegateDelivery(queue: queue)
+        let delivery = HandlerDelivery(queue: queue)
         let seen = Locked<(order: [Int], running: Int, overlapped: Bool, offQueue: Int)>(([], 0, false, 0))
         let total = 1_000
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -61,7 +61,7 @@ struct DelegateDeliveryTests {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = maximumConcurrency
         queue.isSuspended = true
-        let delivery = DelegateDelivery(queue: queue)
+        let delivery = HandlerDelivery(queue: queue)
         let count = Locked(0)
         for _ in 0..<calls { delivery.enqueue { count.withLock { $0 += 1 } } }
         #expect(queue.operationCount == operations)
@@ -74,7 +74,7 @@ struct DelegateDeliveryTests {
     @Test("a call made by a running call waits for the queue's other work: it goes in the next operation")
     func laterCallsGoInTheNextOperation() async {
         let queue = serialQueue()
-        let delivery = DelegateDelivery(queue: queue)
+        let delivery = HandlerDelivery(queue: queue)
         let order = Locked<[String]>([])
         delivery.enqueue {
             order.withLock { $0.append("first") }
@@ -92,7 +92,7 @@ struct DelegateDeliveryTests {
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
         defer { DispatchQueue.main.setSpecific(key: key, value: nil) }
-        let delivery = DelegateDelivery(queue: .main)
+        let delivery = HandlerDelivery(queue: OperationQueue.main)
         let seen = Locked<[Int]>([])
         let offMain = Locked(0)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -144,7 +144,7 @@ struct PostponedCallsTests {
     func pendingAndSettled() async throws {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        let delivery = DelegateDelivery(queue: queue)
+        let delivery = HandlerDelivery(queue: queue)
         let postponed = PostponedCalls(delivery: delivery)
         let event = AsyncStream<Void>.makeStream()
         let posted = ContinuousClock.now
@@ -174,7 +174,7 @@ struct PostponedCallsTests {
     @Test("calls posted at different times run after their own delays: the timer is armed again for those not due")
     func staggered() async throws {
         let queue = OperationQueue()
-        let postponed = PostponedCalls(delivery: DelegateDelivery(queue: queue))
+        let postponed = PostponedCalls(delivery: HandlerDelivery(queue: queue))
         let event = AsyncStream<Void>.makeStream()
         let early = CountingCall(queue: queue) { event.continuation.yield() }
         let late = CountingCall(queue: queue) { event.continuation.yield() }
