@@ -67,7 +67,7 @@ extension ServiceTask {
     ) async throws -> T {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                add(Handler(kind: .always, place: .inline) { outcome in
+                add(Handler(kind: .always, place: .handlers(.inline)) { outcome in
                     if let error = outcome.error {
                         let thrown: any Error
                         if case HTTPError.cancelled = error { thrown = CancellationError() } else { thrown = error }

@@ -26,13 +26,10 @@ extension ServiceTask {
 
     /// Where a handler runs.
     enum Place: Sendable {
-        /// On the session's delegate queue (the main queue unless the session says otherwise).
-        case delegateQueue
-        /// On this dispatch queue.
-        case queue(DispatchQueue)
-        /// On whatever thread moves the chain on: for the task's own quick bookkeeping (the async
-        /// twins resuming their caller), never for user code.
-        case inline
+        /// Where this delivery puts it: a handler queue, or inline, on whatever thread moves the
+        /// chain on (a user's inline handler, or the task's own quick bookkeeping, such as the
+        /// async twins resuming their caller).
+        case handlers(HandlerDelivery)
         /// On the session's worker queue: where a handler's reading of the response (parsing,
         /// decoding) runs before the handler itself, never a handler. A small body is read where
         /// the request ended instead, when the chain is moved on from there.

@@ -1,8 +1,8 @@
 import Foundation
 import Jewzruxin
 
-// The response handlers. Each one runs on `queue` when one is given, otherwise on the session's
-// delegate queue (the main queue unless the session was made with another), after the handlers
+// The response handlers. Each one runs on `queue` when one is given, otherwise on the cycle's
+// handler queue (the session's delegate queue, the main queue, unless changed), after the handlers
 // added before it have returned. What a handler reads from the response (a JSON value, a Decodable,
 // text, an API's error document) is parsed or decoded first, in the handler's turn, off every handler
 // queue (where the request ended for a small body, on the session's worker queue otherwise; see
@@ -19,12 +19,12 @@ extension ServiceTask {
     ///     }
     /// ```
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - handler: Gets the response and its body. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func response(
-        _ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse, Data) throws -> Void
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse, Data) throws -> Void
     ) -> Self {
         add(.success, queue) { outcome in
             let response = outcome.response ?? HTTPResponse()
@@ -39,11 +39,11 @@ extension ServiceTask {
     /// of code `.unparsableContent`, the raw bytes kept as its `intermediateContent`, and the handler isn't
     /// called.
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - handler: Gets the JSON value. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
-    public func responseJSON(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
+    public func responseJSON(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
         addReader(.success, queue) { outcome in
             let response = outcome.response ?? HTTPResponse()
             if let json = response.content as? JSON { return .run { try handler(json) } }
@@ -83,14 +83,14 @@ extension ServiceTask {
     ///
     /// See ``responseJSON(_:decoder:_:)``.
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - type: The type to decode.
     ///   - decoder: The decoder to use.
     ///   - handler: Gets the decoded value. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseJSON<T: Decodable & Sendable>(
-        _ queue: DispatchQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ queue: HandlerQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (T) throws -> Void
     ) -> Self {
         addReader(.success, queue) { outcome in
@@ -108,11 +108,11 @@ extension ServiceTask {
     /// body that can't be decoded fails the task with a `ContentHandlerError` of code
     /// `.unparsableContent`.
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - handler: Gets the text. An error it throws fails the task.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
-    public func responseString(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
+    public func responseString(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
         addReader(.success, queue) { outcome in
             if let text = outcome.response?.content as? String { return .run { try handler(text) } }
             return .read {
@@ -133,12 +133,12 @@ extension ServiceTask {
     ///     }
     /// ```
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - handler: Gets the error: `HTTPError` for the request (`HTTPError.cancelled` after
     ///     ``cancel()``), or what a success handler threw.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
-    public func responseError(_ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (any Error) -> Void) -> Self {
+    public func responseError(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (any Error) -> Void) -> Self {
         add(.failure, queue) { outcome in
             if let error = outcome.error { handler(error) }
         }
@@ -147,13 +147,13 @@ extension ServiceTask {
     /// Adds a handler of the error and the response, run only when the task failed.
     ///
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - handler: Gets the response the request got, `nil` when none arrived (a transport
     ///     error, an invalid URL, a cancel before the response), and the error.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseError(
-        _ queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse?, any Error) -> Void
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (HTTPResponse?, any Error) -> Void
     ) -> Self {
         add(.failure, queue) { outcome in
             if let error = outcome.error { handler(outcome.response ?? Self.errorResponse(error), error) }
@@ -189,14 +189,14 @@ extension ServiceTask {
     ///
     /// See ``responseError(_:decoder:_:)``.
     /// - Parameters:
-    ///   - queue: Where the handler runs; the session's delegate queue when `nil`.
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - type: The type of the API's error document.
     ///   - decoder: The decoder to use.
     ///   - handler: Gets the decoded error document.
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseError<E: Decodable & Sendable>(
-        _ queue: DispatchQueue?, _ type: E.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ queue: HandlerQueue?, _ type: E.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (E) -> Void
     ) -> Self {
         addReader(.failure, queue) { outcome in

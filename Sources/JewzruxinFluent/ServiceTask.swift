@@ -4,8 +4,10 @@ import Jewzruxin
 /// One request of a ``WebService`` and the handlers chained to process its response.
 ///
 /// A task wraps one `HTTPCycle` (``cycle``) and sends it once. Handlers run after the response
-/// has arrived, one at a time, in the order they were added, each on its queue (the session's
-/// delegate queue, the main queue by default, unless one is given as the first argument):
+/// has arrived, one at a time, in the order they were added, each on its queue: the one given as
+/// the first argument (a ``HandlerQueue``: `.main`, `.queue(someQueue)`, `.inline`…), else the
+/// cycle's ``HTTPCycle/handlerQueue``, else the session's ``HTTPSession/handlerQueue``, which is its
+/// delegate queue (the main queue by default) unless changed:
 ///
 /// ```swift
 /// WebService(baseURLString: "https://storelocator/")
@@ -33,6 +35,11 @@ import Jewzruxin
 ///   to 16 KiB where the request ended (on the transport's thread, which costs less than a hop), a
 ///   larger one, or one read after a handler has run, on the session's `workerQueue`. Only the
 ///   handler's closure runs on its queue, so a large body doesn't hold the main queue up.
+///
+/// An inline handler (``HandlerQueue/inline``) costs no hop: it runs on the thread that moves the chain on,
+/// where the request ended (a transport's thread), on the worker queue after a large body was read,
+/// or, added once the task has finished with nothing to read, at once, inside the call that adds it.
+/// Keep it short and never block in it.
 ///
 /// The task starts when its first response handler is added. A task with none starts on its own
 /// in the handler queue's first turn once a few milliseconds have passed since it was made, so
@@ -98,7 +105,8 @@ public final class ServiceTask: Sendable {
     /// `cancel(explicitly: true)`, after which the handlers would never run.
     public let cycle: HTTPCycle?
 
-    /// Where handlers without a queue run: the session's delegate queue.
+    /// Where handlers without a queue run, unless the cycle says otherwise: the session's handler
+    /// queue.
     let session: HTTPSession
 
     private let state: Locked<State>
@@ -254,22 +262,24 @@ public final class ServiceTask: Sendable {
         return self
     }
 
-    /// Adds a handler with nothing to read first, run on `queue`, or on the delegate queue when
-    /// `queue` is `nil`.
+    /// Adds a handler with nothing to read first, run on `queue`, or on the cycle's handler queue
+    /// when `queue` is `nil`.
     @discardableResult
-    func add(_ kind: Handler.Kind, _ queue: DispatchQueue?, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
-        add(Handler(kind: kind, place: Self.place(queue), body: body))
+    func add(_ kind: Handler.Kind, _ queue: HandlerQueue?, _ body: @escaping @Sendable (Outcome) throws -> Void) -> Self {
+        add(Handler(kind: kind, place: place(queue), body: body))
     }
 
     /// Adds a handler that reads the response as `plan` says before its closure runs on `queue`,
-    /// or on the delegate queue when `queue` is `nil`.
+    /// or on the cycle's handler queue when `queue` is `nil`.
     @discardableResult
-    func addReader(_ kind: Handler.Kind, _ queue: DispatchQueue?, _ plan: @escaping @Sendable (Outcome) -> Plan) -> Self {
-        add(Handler(kind: kind, place: Self.place(queue), plan: plan))
+    func addReader(_ kind: Handler.Kind, _ queue: HandlerQueue?, _ plan: @escaping @Sendable (Outcome) -> Plan) -> Self {
+        add(Handler(kind: kind, place: place(queue), plan: plan))
     }
 
-    private static func place(_ queue: DispatchQueue?) -> Place {
-        queue.map(Place.queue) ?? .delegateQueue
+    /// Where a handler added with `queue` runs: there, else where the cycle's handlers run (its
+    /// handler queue, else the session's), as they are now.
+    private func place(_ queue: HandlerQueue?) -> Place {
+        .handlers(session.delivery(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue))
     }
 
     private func finish(response: HTTPResponse, error: (any Error)?) {
@@ -293,12 +303,10 @@ public final class ServiceTask: Sendable {
 
     /// What the thread moving the chain on is known to be running.
     private enum Here {
-        /// An operation or block of the session's delegate queue.
-        case delegateQueue
+        /// An operation or block of a handler queue, which this delivery puts calls on.
+        case handlers(HandlerDelivery)
         /// An operation of the session's worker queue.
         case workerQueue
-        /// A block of this dispatch queue.
-        case queue(DispatchQueue)
         /// The end of the cycle's run: a transport's thread or the worker queue, never a handler
         /// queue, since it has a response to read.
         case runEnd
@@ -364,13 +372,13 @@ public final class ServiceTask: Sendable {
         var stage = first
         while let current = stage {
             switch current.place {
-            case .inline:
-                stage = current.work()
-            case .delegateQueue:
-                if case .delegateQueue? = here {
+            case .handlers(let delivery):
+                if delivery.isInline {
+                    stage = current.work()
+                } else if case .handlers(let running)? = here, running.runs(on: delivery) {
                     stage = current.work()
                 } else {
-                    session.delivery.enqueue { self.run(current.work(), on: .delegateQueue) }
+                    delivery.enqueue { self.run(current.work(), on: .handlers(delivery)) }
                     return
                 }
             case .workerQueue:
@@ -381,13 +389,6 @@ public final class ServiceTask: Sendable {
                     stage = current.work()
                 default:
                     session.workerQueue.addOperation { self.run(current.work(), on: .workerQueue) }
-                    return
-                }
-            case .queue(let queue):
-                if case .queue(let running)? = here, running === queue {
-                    stage = current.work()
-                } else {
-                    queue.async { self.run(current.work(), on: .queue(queue)) }
                     return
                 }
             }

@@ -18,7 +18,7 @@ struct HandlerChainTests {
     private func handler(
         _ kind: ServiceTask.Handler.Kind, _ label: String, _ recorder: Recorder, throwing error: (any Error)? = nil
     ) -> ServiceTask.Handler {
-        ServiceTask.Handler(kind: kind, place: .inline) { _ in
+        ServiceTask.Handler(kind: kind, place: .handlers(.inline)) { _ in
             recorder.record(label)
             if let error { throw error }
         }

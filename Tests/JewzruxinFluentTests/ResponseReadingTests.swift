@@ -61,7 +61,7 @@ struct ResponseReadingTests {
                     .responseJSON(Probed<[StoreModel]>.self, decoder: decoder) { stores in
                         probe.recorder.record("stores \(stores.value.count) \(currentQueueName())")
                     }
-                    .responseJSON(q1, Probed<[StoreModel]>.self, decoder: decoder) { stores in
+                    .responseJSON(.queue(q1), Probed<[StoreModel]>.self, decoder: decoder) { stores in
                         probe.recorder.record("stores \(stores.value.count) \(currentQueueName())")
                     }
                     .responseError { error in probe.recorder.record("error \(error)") }
@@ -156,7 +156,7 @@ struct ResponseReadingTests {
             makeService(sandbox, session: makeSession(workerQueue: makeWorkerQueue()))
                 .searchStores(zipCode: "15217")
                 .responseJSON(Probed<[StoreModel]>.self, decoder: decoder) { _ in probe.recorder.record("1 \(currentQueueName())") }
-                .response(q1) { _, _ in probe.recorder.record("2 \(currentQueueName())") }
+                .response(.queue(q1)) { _, _ in probe.recorder.record("2 \(currentQueueName())") }
                 .responseError { _ in probe.recorder.record("error") }
                 .response { _, _ in
                     probe.recorder.record("3 \(currentQueueName())")

@@ -300,7 +300,7 @@ struct SeedExampleTests {
             let done = await waitForCall { done in
                 makeService(sandbox)
                     .GET("/stores", parameters: ["zip": "15217"])
-                    .response(queue) { (response: HTTPResponse, data: Data) in
+                    .response(.queue(queue)) { (response: HTTPResponse, data: Data) in
                         recorder.record(currentQueueName())
                     }
                     .response { _, _ in
@@ -350,6 +350,6 @@ extension ServiceTask {
     func responseOnDispatchQueue(
         _ name: QueueName, _ handler: @escaping @Sendable (HTTPResponse, Data) throws -> Void
     ) -> Self {
-        response(name.queue, handler)
+        response(.queue(name.queue), handler)
     }
 }

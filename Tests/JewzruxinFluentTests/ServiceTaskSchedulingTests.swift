@@ -20,8 +20,8 @@ struct ServiceTaskSchedulingTests {
                     .GET("/stores", parameters: ["zip": "15217"])
                     .response { _, _ in recorder.record("1 \(currentQueueName())") }
                     .responseJSON { _ in recorder.record("2 \(currentQueueName())") }
-                    .response(q1) { _, _ in recorder.record("3 \(currentQueueName())") }
-                    .responseString(q1) { _ in recorder.record("4 \(currentQueueName())") }
+                    .response(.queue(q1)) { _, _ in recorder.record("3 \(currentQueueName())") }
+                    .responseString(.queue(q1)) { _ in recorder.record("4 \(currentQueueName())") }
                     .responseError { _ in recorder.record("never") }
                     .response { _, _ in
                         recorder.record("5 \(currentQueueName())")

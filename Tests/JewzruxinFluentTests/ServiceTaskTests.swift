@@ -25,15 +25,15 @@ struct ServiceTaskTests {
             let done = await waitForCall { done in
                 makeService(sandbox)
                     .GET("/stores", parameters: ["zip": "15217"])
-                    .response(q1) { _, _ in
+                    .response(.queue(q1)) { _, _ in
                         // Slow on purpose: the next handler, on another queue, must wait for it.
                         Thread.sleep(forTimeInterval: 0.05)
                         recorder.record("1 \(currentQueueName())")
                     }
-                    .responseJSON(q2) { _ in recorder.record("2 \(currentQueueName())") }
+                    .responseJSON(.queue(q2)) { _ in recorder.record("2 \(currentQueueName())") }
                     .responseString { _ in recorder.record("3 \(currentQueueName())") }
-                    .responseJSON(q1, [StoreModel].self) { stores in recorder.record("4 \(currentQueueName()) \(stores.count)") }
-                    .response(q2) { _, _ in
+                    .responseJSON(.queue(q1), [StoreModel].self) { stores in recorder.record("4 \(currentQueueName()) \(stores.count)") }
+                    .response(.queue(q2)) { _, _ in
                         recorder.record("5 \(currentQueueName())")
                         done()
                     }
@@ -51,9 +51,9 @@ struct ServiceTaskTests {
             let done = await waitForCall { done in
                 makeService(sandbox)
                     .GET("/status/404")
-                    .responseError(queue) { (error: any Error) in recorder.record("1 \(currentQueueName())") }
+                    .responseError(.queue(queue)) { (error: any Error) in recorder.record("1 \(currentQueueName())") }
                     .responseError { response, error in recorder.record("2 \(currentQueueName()) \(response?.statusCode ?? 0)") }
-                    .responseError(queue) { response, error in
+                    .responseError(.queue(queue)) { response, error in
                         recorder.record("3 \(currentQueueName())")
                         done()
                     }
@@ -348,7 +348,7 @@ struct ServiceTaskTests {
                 WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
                     .GET("/hello/")
                     .response { _, _ in recorder.record(currentQueueName()) }
-                    .response(other) { _, _ in recorder.record(currentQueueName()) }
+                    .response(.queue(other)) { _, _ in recorder.record(currentQueueName()) }
                     .response(.main) { _, _ in recorder.record(currentQueueName()) }
                     .responseString { text in
                         recorder.record("\(currentQueueName()) \(text)")
