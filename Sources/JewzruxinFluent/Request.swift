@@ -25,11 +25,11 @@ public enum Request {
         public static let userAgent = "User-Agent"
     }
 
-    /// How the parameters of a request whose method has a body (`POST`, `PUT`, `PATCH`…) become
-    /// that body.
+    /// How the parameters of a request with any method but `GET` and `HEAD` (`POST`, `PUT`,
+    /// `PATCH`, `DELETE`…) are sent: as the body, percent-encoded or JSON, or in the query.
     ///
-    /// `GET`, `HEAD` and `DELETE` always send their parameters in the query, percent-encoded,
-    /// whatever the encoding.
+    /// `GET` and `HEAD` always send their parameters in the query, percent-encoded, whatever the
+    /// encoding, as in the Swallow seed.
     public enum ParameterEncoding: Sendable, Hashable {
         /// `key=value` pairs joined with `&`, keys sorted, every character but `A–Z a–z 0–9 - . _ ~`
         /// percent-encoded (a space is `%20`), with `Content-Type: application/x-www-form-urlencoded`.
@@ -41,12 +41,19 @@ public enum Request {
         case percent
         /// A JSON object, keys sorted, with `Content-Type: application/json`.
         case json
+        /// In the URL's query, as a `GET` sends them (percent-encoded, merged with the path's own
+        /// query), whatever the method; no body is made of them and no `Content-Type` is set.
+        ///
+        /// For a `DELETE` or `POST` whose server reads its parameters from the query:
+        /// `service.DELETE("/stores/7", parameters: ["force": true], options: [.parameterEncoding(.query)])`.
+        case query
 
-        /// The `Content-Type` the encoding sends.
-        public var contentType: String {
+        /// The `Content-Type` of the body the encoding makes; `nil` for ``query``, which makes none.
+        public var contentType: String? {
             switch self {
             case .percent: return "application/x-www-form-urlencoded"
             case .json: return "application/json"
+            case .query: return nil
             }
         }
     }

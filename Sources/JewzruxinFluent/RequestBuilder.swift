@@ -6,8 +6,9 @@ import FoundationNetworking
 
 /// Turns what a ``WebService`` method was given into the request of a cycle.
 enum RequestBuilder {
-    /// The methods whose parameters go in the query; every other method sends them as the body.
-    static let queryMethods: Set<HTTPMethod> = [.get, .head, .delete]
+    /// The methods whose parameters always go in the query (seed 004); every other method sends
+    /// them as the body, unless the encoding is ``Request/ParameterEncoding/query``.
+    static let queryMethods: Set<HTTPMethod> = [.get, .head]
 
     /// What a list of options amounts to, the last of each kind winning.
     struct Settings {
@@ -39,13 +40,13 @@ enum RequestBuilder {
     ) throws -> HTTPRequest {
         let settings = Settings(options)
         let parameters = parameters ?? [:]
-        let sendsQuery = queryMethods.contains(method)
+        let sendsQuery = queryMethods.contains(method) || settings.encoding == .query
         let target = sendsQuery ? urlString.mergingQueryParameters(parameters) : urlString
         var request = HTTPRequest(url: try HTTPCycle.validatedURL(target, given: urlString), method: method)
         if let body = settings.body {
             request.data = body
-        } else if !sendsQuery, !parameters.isEmpty {
-            request.data = try encode(parameters, settings.encoding)
+        } else if !sendsQuery, !parameters.isEmpty, let body = try encode(parameters, settings.encoding) {
+            request.data = body
             request.setValue(settings.encoding.contentType, forHTTPHeaderField: Request.Headers.contentType)
         }
         for header in settings.headers {
@@ -56,8 +57,9 @@ enum RequestBuilder {
         return request
     }
 
-    /// The body `parameters` make with `encoding`.
-    static func encode(_ parameters: [String: any Sendable], _ encoding: Request.ParameterEncoding) throws -> Data {
+    /// The body `parameters` make with `encoding`; `nil` for ``Request/ParameterEncoding/query``,
+    /// which puts them in the query instead.
+    static func encode(_ parameters: [String: any Sendable], _ encoding: Request.ParameterEncoding) throws -> Data? {
         switch encoding {
         case .percent:
             // The query a GET writes for these parameters, without its `?`: the core's encoder
@@ -65,6 +67,8 @@ enum RequestBuilder {
             return Data(URLEncoding.serialize(URLEncoding.pairs(parameters), .query).utf8)
         case .json:
             return try JSON(converting: parameters).encoded()
+        case .query:
+            return nil
         }
     }
 }

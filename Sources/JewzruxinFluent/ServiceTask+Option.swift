@@ -17,15 +17,16 @@ extension ServiceTask {
     ///
     /// When an option is given more than once, the last one counts (for headers: per name).
     public enum Option: Sendable, Hashable {
-        /// How parameters become the body of a `POST`, `PUT`, `PATCH` or other body method;
-        /// ``Request/ParameterEncoding/percent`` unless given.
+        /// How the parameters of any method but `GET` and `HEAD` are sent: the body,
+        /// ``Request/ParameterEncoding/percent`` unless given, or the query with
+        /// ``Request/ParameterEncoding/query``.
         case parameterEncoding(Request.ParameterEncoding)
         /// A request header: its name (see ``Request/Headers``) and value. It wins over the
         /// `Content-Type` a parameter encoding sets.
         case header(String, String)
-        /// The body to send as it is. For a body method, the parameters are then not sent at all;
-        /// for `GET`, `HEAD` and `DELETE` they still go in the query. No `Content-Type` is set for
-        /// it: add a ``header(_:_:)``.
+        /// The body to send as it is. The parameters of a `GET` or `HEAD`, or of any method with
+        /// `.parameterEncoding(.query)`, still go in the query; those of another method are then
+        /// not sent at all. No `Content-Type` is set for it: add a ``header(_:_:)``.
         case body(Data)
         /// The `URLRequest` cache policy.
         case cachePolicy(URLRequest.CachePolicy)

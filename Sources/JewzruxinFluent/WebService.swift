@@ -62,9 +62,10 @@ public struct WebService: Sendable {
     ///
     /// The result may be ignored: a task with no handler sends its request on its own.
     ///
-    /// Parameters go in the query of `GET`, `HEAD` and `DELETE` requests, percent-encoded and merged
-    /// with any query `path` has; for other methods they are the body, encoded as the
-    /// ``ServiceTask/Option/parameterEncoding(_:)`` option says (percent-encoded by default). The
+    /// Parameters go in the query of `GET` and `HEAD` requests, percent-encoded and merged with any
+    /// query `path` has; for every other method, `DELETE` included (as in the Swallow seed), they are
+    /// the body, encoded as the ``ServiceTask/Option/parameterEncoding(_:)`` option says
+    /// (percent-encoded by default), or go in the query with `.parameterEncoding(.query)`. The
     /// task starts when its first response handler is added, or else on its own on the handler
     /// queue's next turn, a few milliseconds after it was made at the earliest.
     /// - Parameters:
@@ -134,12 +135,14 @@ public struct WebService: Sendable {
         request(.head, path, parameters: parameters, options: options)
     }
 
-    /// Makes the task of a `DELETE` request; the parameters go in the query.
+    /// Makes the task of a `DELETE` request; the parameters are the body, as for `POST`.
     ///
     /// - Parameters:
     ///   - path: A path relative to ``baseURLString``, or an absolute URL.
-    ///   - parameters: Query parameters, merged with any query `path` has.
-    ///   - options: Headers, the cache policy, the timeout…
+    ///   - parameters: The body's names and values, percent-encoded unless the options say
+    ///     `.parameterEncoding(.json)`; with `.parameterEncoding(.query)`, query parameters merged
+    ///     with any query `path` has.
+    ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
     /// - Returns: The task, to chain handlers on.
     @discardableResult
     public func DELETE(
@@ -153,7 +156,8 @@ public struct WebService: Sendable {
     /// - Parameters:
     ///   - path: A path relative to ``baseURLString``, or an absolute URL.
     ///   - parameters: The body's names and values, percent-encoded unless the options say
-    ///     `.parameterEncoding(.json)`.
+    ///     `.parameterEncoding(.json)`; with `.parameterEncoding(.query)`, query parameters merged
+    ///     with any query `path` has.
     ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
     /// - Returns: The task, to chain handlers on.
     @discardableResult
@@ -168,7 +172,8 @@ public struct WebService: Sendable {
     /// - Parameters:
     ///   - path: A path relative to ``baseURLString``, or an absolute URL.
     ///   - parameters: The body's names and values, percent-encoded unless the options say
-    ///     `.parameterEncoding(.json)`.
+    ///     `.parameterEncoding(.json)`; with `.parameterEncoding(.query)`, query parameters merged
+    ///     with any query `path` has.
     ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
     /// - Returns: The task, to chain handlers on.
     @discardableResult
@@ -183,7 +188,8 @@ public struct WebService: Sendable {
     /// - Parameters:
     ///   - path: A path relative to ``baseURLString``, or an absolute URL.
     ///   - parameters: The body's names and values, percent-encoded unless the options say
-    ///     `.parameterEncoding(.json)`.
+    ///     `.parameterEncoding(.json)`; with `.parameterEncoding(.query)`, query parameters merged
+    ///     with any query `path` has.
     ///   - options: The parameter encoding, headers, a raw body, the cache policy, the timeout.
     /// - Returns: The task, to chain handlers on.
     @discardableResult

@@ -39,8 +39,8 @@ struct RequestEncodingTests {
         #expect(URLJoining.join(base, path) == expected)
     }
 
-    @Test("GET, HEAD and DELETE merge their parameters with the path's query, keys sorted",
-          arguments: [HTTPMethod.get, .head, .delete])
+    @Test("GET and HEAD merge their parameters with the path's query, keys sorted",
+          arguments: [HTTPMethod.get, .head])
     func queryMethods(method: HTTPMethod) async throws {
         try await withSandbox { sandbox in
             let task = makeService(sandbox).request(
@@ -59,8 +59,8 @@ struct RequestEncodingTests {
         }
     }
 
-    @Test("PUT and PATCH send their parameters as the body, like POST",
-          arguments: [HTTPMethod.put, .patch, "PROPPATCH"])
+    @Test("PUT, PATCH and DELETE send their parameters as the body, like POST (seed 004: all but GET and HEAD)",
+          arguments: [HTTPMethod.put, .patch, .delete, "PROPPATCH"])
     func bodyMethods(method: HTTPMethod) async throws {
         try await withSandbox { sandbox in
             let data = try await makeService(sandbox)
@@ -71,6 +71,57 @@ struct RequestEncodingTests {
             #expect(received.target == "/inspect/?q=1")
             #expect(received.body == "n=1.5&name=caf%C3%A9%20%26%20co")
             #expect(received.values("Content-Type") == ["application/x-www-form-urlencoded"])
+        }
+    }
+
+    @Test(".parameterEncoding(.query) puts the parameters in the query for any method, with no body",
+          arguments: [HTTPMethod.delete, .post, .put, .patch, "PROPPATCH", .get])
+    func queryEncoding(method: HTTPMethod) async throws {
+        try await withSandbox { sandbox in
+            let task = makeService(sandbox).request(
+                method, "/inspect/?b=path", parameters: ["c": "x y", "a": ["1", "2"], "flag": true],
+                options: [.parameterEncoding(.query)])
+            let received = try Inspection(try await task.data())
+            #expect(received.method == method.rawValue)
+            #expect(received.target == "/inspect/?a=1&a=2&b=path&c=x%20y&flag=true")
+            #expect(received.bodyLength == 0)
+            #expect(received.values("Content-Type").isEmpty)
+        }
+    }
+
+    @Test("a DELETE's parameters follow the encoding: a form body by default, JSON, or the query", arguments: [
+        (nil, "/inspect/", "n=1&name=a%20b", "application/x-www-form-urlencoded"),
+        (Request.ParameterEncoding.percent, "/inspect/", "n=1&name=a%20b", "application/x-www-form-urlencoded"),
+        (.json, "/inspect/", #"{"n":1,"name":"a b"}"#, "application/json"),
+        (.query, "/inspect/?n=1&name=a%20b", "", nil),
+    ] as [(Request.ParameterEncoding?, String, String, String?)])
+    func deleteEncodings(encoding: Request.ParameterEncoding?, target: String, body: String, contentType: String?) async throws {
+        try await withSandbox { sandbox in
+            let service = makeService(sandbox)
+            let parameters: [String: any Sendable] = ["name": "a b", "n": 1]
+            let task = encoding.map { service.DELETE("/inspect/", parameters: parameters, options: [.parameterEncoding($0)]) }
+                ?? service.DELETE("/inspect/", parameters: parameters)
+            let received = try Inspection(try await task.data())
+            #expect(received.method == "DELETE")
+            #expect(received.target == target)
+            #expect(received.body == body)
+            #expect(received.values("Content-Type") == (contentType.map { [$0] } ?? []))
+            if let encoding { #expect(encoding.contentType == contentType) }
+        }
+    }
+
+    @Test(".parameterEncoding(.query) with .body(Data): the parameters in the query, the data as the body")
+    func queryEncodingWithRawBody() async throws {
+        try await withSandbox { sandbox in
+            let data = try await makeService(sandbox)
+                .DELETE("/inspect/", parameters: ["id": 7], options: [
+                    .parameterEncoding(.query), .body(Data("raw bytes".utf8)), .header(Request.Headers.contentType, "text/plain"),
+                ])
+                .data()
+            let received = try Inspection(data)
+            #expect(received.target == "/inspect/?id=7")
+            #expect(received.body == "raw bytes")
+            #expect(received.values("Content-Type") == ["text/plain"])
         }
     }
 

@@ -100,7 +100,8 @@ extension HTTPCycle {
 
     /// Sends a DELETE request and calls `completionHandler` when the cycle ends.
     ///
-    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``.
+    /// The arguments are those of ``get(_:parameters:requestProcessors:responseProcessors:authentications:solicited:session:completionHandler:)``:
+    /// `parameters` go in the query, as for every convenience method (seeds 001, 002).
     @discardableResult
     public static func delete(
         _ urlString: String, parameters: [String: any Sendable]? = nil,

@@ -67,4 +67,30 @@ struct QueryMergingTests {
             #expect(try Inspection(seen.response).query == "content=a%26b%3Dc%2Bd%20e%2F%C3%BC&z=last")
         }
     }
+
+    @Test("every convenience method puts `parameters` in the query, DELETE and POST too (seeds 001, 002); a body comes from the request object",
+          arguments: [HTTPMethod.get, .head, .delete, .post, .put, .patch])
+    func conveniencePutsParametersInTheQuery(method: HTTPMethod) async throws {
+        try await withSandbox { sandbox in
+            let url = sandbox.string("/inspect/?z=last")
+            let parameters: [String: any Sendable] = ["a": "x y"]
+            let body = Data("body".utf8)
+            let session = makeSession()
+            let cycle: HTTPCycle
+            switch method {
+            case .head: cycle = try await HTTPCycle.head(url, parameters: parameters, session: session)
+            case .delete: cycle = try await HTTPCycle.delete(url, parameters: parameters, session: session)
+            case .post: cycle = try await HTTPCycle.post(url, parameters: parameters, requestObject: body, requestProcessors: [HTTPDataProcessor()], session: session)
+            case .put: cycle = try await HTTPCycle.put(url, parameters: parameters, requestObject: body, requestProcessors: [HTTPDataProcessor()], session: session)
+            case .patch: cycle = try await HTTPCycle.patch(url, parameters: parameters, requestObject: body, requestProcessors: [HTTPDataProcessor()], session: session)
+            default: cycle = try await HTTPCycle.get(url, parameters: parameters, session: session)
+            }
+            #expect(cycle.request.url?.query == "a=x%20y&z=last")
+            guard method != .head else { return }
+            let seen = try Inspection(cycle.response)
+            #expect(seen.method == method.rawValue)
+            #expect(seen.query == "a=x%20y&z=last")
+            #expect(seen.body == ([.post, .put, .patch].contains(method) ? "body" : ""))
+        }
+    }
 }

@@ -102,6 +102,45 @@ struct TransportTests {
         }
     }
 
+    /// The parameters of an `/echo/` that redirects to `/inspect/` with `code` and sets `K=1`.
+    static func cookieSettingRedirect(code: Int) -> [String: any Sendable] {
+        ["code": code, "header": ["Location:/inspect/", "Set-Cookie:K=1; Path=/"]]
+    }
+
+    @Test("a cookie set by a redirect response goes with the request that follows it (issue #20)", arguments: [301, 302, 303, 307, 308])
+    func cookieSetByRedirect(code: Int) async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            // GIVEN a cookie the session already has
+            _ = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: ["header": "Set-Cookie:old=0; Path=/"], session: session)
+            // WHEN a redirect sets another one
+            let cycle = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: Self.cookieSettingRedirect(code: code), session: session)
+            // THEN the request it leads to carries both, once
+            let inspection = try Inspection(cycle.response)
+            #expect(inspection.path == "/inspect/")
+            let cookies = inspection.values("Cookie")
+            #expect(cookies.count == 1, "\(inspection.headers)")
+            let pairs = Set(cookies.flatMap { $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } })
+            #expect(pairs == ["K=1", "old=0"], "\(inspection.headers)")
+        }
+    }
+
+    /// 301–303 only: URLSession follows those itself. A 307/308 is resent by the engine as a new
+    /// task, and FoundationNetworking replaces a caller's `Cookie` on every request for which the
+    /// storage has cookies, redirected or not (a known difference, not this test's subject).
+    @Test("a caller's own Cookie header is what a same-origin redirect sends on, even when the redirect sets a cookie", arguments: [301, 302, 303])
+    func ownCookieAfterCookieSettingRedirect(code: Int) async throws {
+        try await withSandbox { sandbox in
+            let url = try #require(URL(string: sandbox.string("/echo/").mergingQueryParameters(Self.cookieSettingRedirect(code: code))))
+            let cycle = HTTPCycle(requestURL: url, session: makeSession())
+            cycle.request.setValue("mine=1", forHTTPHeaderField: "Cookie")
+            try await cycle.start()
+            let inspection = try Inspection(cycle.response)
+            #expect(inspection.path == "/inspect/")
+            #expect(inspection.values("Cookie") == ["mine=1"], "\(inspection.headers)")
+        }
+    }
+
     @Test("1,000 concurrent cycles each complete exactly once")
     func thousandConcurrentCycles() async throws {
         try await withSandbox { sandbox in

@@ -29,7 +29,7 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
-        let router = SessionRouter()
+        let router = SessionRouter(cookies: TransportCookieJar(configuration))
         core = (URLSession(configuration: configuration.urlSessionConfiguration, delegate: router, delegateQueue: queue), router)
     }
 
@@ -78,7 +78,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .file(let url)?: task = session.uploadTask(with: request.core, fromFile: url)
         case nil: task = session.dataTask(with: request.wireRequest)
         }
-        router.register(task, events)
+        router.register(task, events, ownCookie: request.value(forHTTPHeaderField: "Cookie") != nil)
         return Transfer(task: task)
     }
 
@@ -113,6 +113,9 @@ extension HTTPTransport where Self == URLSessionTransport {
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry {
         let events: HTTPTransferEvents
+        /// The request as sent has a `Cookie` header of the caller's, which the session's cookies
+        /// don't replace on a redirect to the same origin.
+        var ownCookie: Bool
         var receivedResponse = false
         /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
         /// response and its body have already arrived and are the outcome.
@@ -120,9 +123,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let entries = Locked([Int: Entry]())
+    /// The session's cookies, the URLSession's own storage; `nil` when it sends none.
+    private let cookies: TransportCookieJar?
 
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events) }
+    init(cookies: TransportCookieJar?) {
+        self.cookies = cookies
+    }
+
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, ownCookie: Bool) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, ownCookie: ownCookie) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -167,7 +176,34 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        completionHandler(Self.redirectRequest(request, for: response))
+        completionHandler(withSessionCookies(Self.redirectRequest(request, for: response), task: task))
+    }
+
+    /// `request` with the `Cookie` header of the session's cookies for its URL, as they are now.
+    ///
+    /// FoundationNetworking puts the session's cookies on a redirect it follows only for a task
+    /// without a delegate; here it starts the request this delegate returns as it is, and the one it
+    /// proposes is a copy of the previous request, whose `Cookie` header was made before the redirect
+    /// response stored its own cookies (issue #20). A caller's own header stays while the origin
+    /// does, as on the other transports; ``URLRequest/redirect(to:)`` has removed it otherwise.
+    private func withSessionCookies(_ request: URLRequest, task: URLSessionTask) -> URLRequest {
+        #if canImport(FoundationNetworking)
+        guard let cookies else { return request }
+        let hasCookie = request.value(forHTTPHeaderField: "Cookie") != nil
+        var keepsOwn = false
+        _ = events(for: task) { entry in
+            entry.ownCookie = entry.ownCookie && hasCookie
+            keepsOwn = entry.ownCookie
+        }
+        guard !keepsOwn else { return request }
+        var request = request
+        request.setValue(nil, forHTTPHeaderField: "Cookie")
+        request.setValue(cookies.header(for: request), forHTTPHeaderField: "Cookie")
+        return request
+        #else
+        // Apple's URLSession applies its cookie storage to the request a delegate returns.
+        return request
+        #endif
     }
 
     func urlSession(
