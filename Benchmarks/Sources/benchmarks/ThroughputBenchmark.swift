@@ -86,11 +86,13 @@ enum ThroughputBenchmark {
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
             cycleNative, serviceJSONNative, serviceJSONAsyncNative, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl,
             serviceJSONURLSession, libcurlDirect,
+            serviceJSONNativeInline, serviceJSONNativeDispatch, serviceJSONCurlInline, serviceJSONCurlDispatch,
         ]
 
         /// The clients measured over https: native has no TLS (its session sends https to URLSession).
         static let https: [Client] = [
             urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl, asyncHTTPClient, libcurlDirect,
+            serviceJSONCurlInline, serviceJSONCurlDispatch,
         ]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
@@ -146,6 +148,25 @@ enum ThroughputBenchmark {
         static let serviceJSONURLSession = Client("ws-json-urlsession", "WebService.GET.responseJSON, URLSession", .library, main: true,
                                                   makeRunner: serviceRunner(.json, session: urlSessionTransportSession))
 
+        /// `WebService.GET(path).responseJSON` on the native transport with the session's handlers
+        /// inline (`session.handlerQueue = .inline`): no hop after the response.
+        static let serviceJSONNativeInline = Client(
+            "ws-json-native-inline", "WebService.GET.responseJSON, native, handlers inline", .library, main: true,
+            makeRunner: serviceRunner(.json, session: delivering({ .inline }, nativeSession)))
+        /// The same with the handlers on a serial `DispatchQueue` rather than the delegate
+        /// `OperationQueue`.
+        static let serviceJSONNativeDispatch = Client(
+            "ws-json-native-dispatch", "WebService.GET.responseJSON, native, handlers on a DispatchQueue", .library, main: true,
+            makeRunner: serviceRunner(.json, session: delivering(dispatchHandlers, nativeSession)))
+        /// `WebService.GET(path).responseJSON` on the curl transport with the handlers inline.
+        static let serviceJSONCurlInline = Client(
+            "ws-json-curl-inline", "WebService.GET.responseJSON, curl, handlers inline", .library, main: true,
+            makeRunner: serviceRunner(.json, session: delivering({ .inline }, curlSession)))
+        /// The same with the handlers on a serial `DispatchQueue`.
+        static let serviceJSONCurlDispatch = Client(
+            "ws-json-curl-dispatch", "WebService.GET.responseJSON, curl, handlers on a DispatchQueue", .library, main: true,
+            makeRunner: serviceRunner(.json, session: delivering(dispatchHandlers, curlSession)))
+
         /// libcurl called directly from C on one thread, its multi interface, the same connection
         /// limit and HTTP versions as the curl transport: the floor under the curl rows.
         static let libcurlDirect = Client("libcurl-direct", "libcurl multi, from C (floor)", .reference, main: true,
@@ -198,6 +219,17 @@ enum ThroughputBenchmark {
         PeerTarget(client: .libcurlDirect, peer: .asyncHTTPClient, issue: "the floor", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .serviceJSONAsyncCurl, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .serviceJSONAsyncNative, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
+    ]
+
+    /// The delivery modes side by side against AsyncHTTPClient: issue 20's target for
+    /// `WebService.GET.responseJSON` on the native transport over http (≥ 2× sequential, ≥ 3× at 32
+    /// in flight) judged on the inline row, the others for information; and the curl rows.
+    static let deliveryTargets = [
+        PeerTarget(client: .serviceJSONNativeInline, issue: "issue 20, handlers inline", rates: [1: 2.0, 32: 3.0], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONNativeDispatch, issue: "issue 20, handlers on a DispatchQueue", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONNative, issue: "issue 20, handlers on the delegate queue", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONCurlInline, issue: "delivery, handlers inline", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .serviceJSONCurlDispatch, issue: "delivery, handlers on a DispatchQueue", rates: [:], cpu: nil, counts: false),
     ]
 
     /// Prints and records a comparison of `target`'s client against its peer, round by round.
@@ -435,7 +467,8 @@ enum ThroughputBenchmark {
         } else {
             report(curlHTTPSTarget, runs: runs, server: server, counted: counted)
         }
-        for comparison in curlFloorComparisons where clients.contains(comparison.client) && clients.contains(comparison.peer) {
+        for comparison in curlFloorComparisons + deliveryTargets
+        where clients.contains(comparison.client) && clients.contains(comparison.peer) {
             report(comparison, runs: runs, server: server, counted: counted)
         }
         return Report(

@@ -315,6 +315,20 @@ extension ThroughputBenchmark {
         HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl)
     }
 
+    /// `session` with its handlers run at `place`: the delivery modes side by side.
+    @Sendable static func delivering(_ place: @escaping @Sendable () -> HandlerQueue, _ session: @escaping @Sendable () -> HTTPSession) -> @Sendable () -> HTTPSession {
+        {
+            let made = session()
+            made.handlerQueue = place()
+            return made
+        }
+    }
+
+    /// A serial dispatch queue for the handlers of the `-dispatch` rows.
+    @Sendable static func dispatchHandlers() -> HandlerQueue {
+        .queue(DispatchQueue(label: "benchmarks.handlers"))
+    }
+
     /// The same on the URLSession transport.
     /// (Without TLS settings, which URLSession can't apply: it trusts the test CA through the system
     /// bundle of the child's mount namespace, see `launchChild`.)
