@@ -21,6 +21,9 @@ extension HTTPCycle {
         actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
+        if let end = actions.runEnd {
+            for monitor in locked.withLock({ $0.monitors }) { monitor.cycle(self, didFinishWith: end.error) }
+        }
         if let delivery = actions.delivery { deliver(delivery) }
     }
 
@@ -95,8 +98,9 @@ extension HTTPCycle {
             fail(attempt: attempt, error: error)
             return
         }
-        let (source, download, handler, authentications) = locked.withLock {
-            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications)
+        let (source, download, handler, authentications, monitors) = locked.withLock {
+            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications,
+             $0.monitors)
         }
         var request = request
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
@@ -117,6 +121,7 @@ extension HTTPCycle {
         // request, read cookie storage or write to a socket here. A cancel that comes in between
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
+            for monitor in monitors { monitor.cycle(self, willSend: request) }
             transfer.resume()
         } else {
             // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't
@@ -166,11 +171,12 @@ extension HTTPCycle {
 
     // MARK: Retrying and resending
 
-    /// Waits `delay` seconds, then sends again; `false` if the cycle moved on meanwhile.
-    func scheduleRetry(after attempt: Int, delay: TimeInterval) -> Bool {
-        let feed = locked.withLock { $0.machine.waitToRetry(after: attempt) }
-        guard let feed else { return false }
+    /// Waits `delay` seconds, then sends again after `error`; `false` if the cycle moved on meanwhile.
+    func scheduleRetry(after attempt: Int, error: any Error, delay: TimeInterval) -> Bool {
+        let waiting = locked.withLock { s in s.machine.waitToRetry(after: attempt).map { ($0, s.monitors) } }
+        guard let (feed, monitors) = waiting else { return false }
         feed.abandon()
+        for monitor in monitors { monitor.cycle(self, willRetryAfter: error, delay: delay) }
         // Strong: a cycle waiting to retry is kept alive by its timer, as a running one is by its
         // transfer. A cancel or restart during the wait makes the timer's attempt stale: it then does
         // nothing.

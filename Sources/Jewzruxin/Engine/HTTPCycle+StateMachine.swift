@@ -84,6 +84,13 @@ extension HTTPCycle {
             var activityToBegin: (any RunActivity)?
             var activityToEnd: (any RunActivity)?
             var delivery: Delivery?
+            /// The run ended, with this error (`nil`: a success): for the event monitors.
+            var runEnd: RunEnd?
+        }
+
+        /// How a run ended.
+        struct RunEnd: Sendable {
+            let error: (any Error)?
         }
 
         enum StartAction: Sendable {
@@ -160,7 +167,7 @@ extension HTTPCycle {
         mutating func cancel(explicitly: Bool) -> Actions? {
             guard isActive else { return nil }
             var actions = Actions()
-            end(.cancelled, &actions)
+            end(.cancelled, error: HTTPError.cancelled, &actions)
             if let completion, !explicitly || completion.notifiesExplicitCancel {
                 actions.delivery = Delivery(completion: completion, error: HTTPError.cancelled)
             }
@@ -262,7 +269,7 @@ extension HTTPCycle {
 
         private mutating func finish(error: (any Error)?, download: URL?) -> Actions {
             var actions = Actions()
-            end(.finished, &actions)
+            end(.finished, error: error, &actions)
             actions.delivery = completion.map { Delivery(completion: $0, error: error, download: download) }
             return actions
         }
@@ -297,10 +304,11 @@ extension HTTPCycle {
             }
         }
 
-        /// Stops the run and enters `phase`.
-        private mutating func end(_ phase: Phase, _ actions: inout Actions) {
+        /// Stops the run and enters `phase`, the run having ended with `error`.
+        private mutating func end(_ phase: Phase, error: (any Error)?, _ actions: inout Actions) {
             release(&actions)
             self.phase = phase
+            actions.runEnd = RunEnd(error: error)
             actions.activityToEnd = activity
             activity = nil
         }

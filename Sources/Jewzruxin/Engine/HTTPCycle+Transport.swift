@@ -14,12 +14,14 @@ extension HTTPCycle {
 
     /// A response head arrived: `response` has it and no body.
     func transportDidReceive(_ response: HTTPResponse, attempt: Int) throws {
-        let feed = locked.withLock { s -> ContentFeed? in
+        let taken = locked.withLock { s -> (ContentFeed, [any HTTPEventMonitor])? in
             guard let feed = s.machine.feed(of: attempt) else { return nil }
             s.response.head = response.head
-            return feed
+            return (feed, s.monitors)
         }
-        try feed?.receive(response)
+        guard let (feed, monitors) = taken else { return }
+        for monitor in monitors { monitor.cycle(self, didReceive: response) }
+        try feed.receive(response)
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
@@ -37,9 +39,12 @@ extension HTTPCycle {
     }
 
     func transportDidCollect(_ metrics: HTTPTransferMetrics, attempt: Int) {
-        locked.withLock { s in
-            if s.machine.isCurrent(attempt) { s.response.metrics = metrics }
+        let monitors = locked.withLock { s -> [any HTTPEventMonitor] in
+            guard s.machine.isCurrent(attempt) else { return [] }
+            s.response.metrics = metrics
+            return s.monitors
         }
+        for monitor in monitors { monitor.cycle(self, didCollect: metrics) }
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
@@ -128,7 +133,7 @@ extension HTTPCycle {
             if let delay = session.retryDelay(
                 for: self, error: error, response: finished.response.hasHead ? finished.response : nil,
                 retriedCount: finished.counters.retried, solicited: finished.solicited),
-               scheduleRetry(after: attempt, delay: delay) {
+               scheduleRetry(after: attempt, error: error, delay: delay) {
                 return
             }
             finish(attempt: attempt, response: finished.response, error: error)

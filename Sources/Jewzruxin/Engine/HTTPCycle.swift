@@ -38,6 +38,8 @@ public final class HTTPCycle: Sendable {
         /// Where the current run's handlers go: the cycle's handler queue, else the session's, as
         /// they were when the run began.
         var handlers: HandlerDelivery
+        /// What hears the current run's events: the session's monitors when it began.
+        var monitors: [any HTTPEventMonitor] = []
     }
 
     /// What the caller configured: read when a run or an attempt begins.
@@ -188,24 +190,31 @@ public final class HTTPCycle: Sendable {
     /// The completion handler given to the last ``start(_:)`` runs when the new run ends. A cycle
     /// that has finished can be restarted too.
     public func restart() {
-        let (activity, handlerQueue) = session.runDefaults
-        let (attempt, run, actions) = locked.withLock { s -> (Int, Int, StateMachine.Actions) in
+        let (activity, handlerQueue, monitors) = session.runDefaults
+        let (attempt, run, actions, replaced) = locked.withLock { s -> (Int, Int, StateMachine.Actions, [any HTTPEventMonitor]) in
+            // The run a restart replaces ends for the monitors that heard it begin.
+            let replaced = s.machine.isActive ? s.monitors : []
             let (attempt, actions) = s.machine.restart(activity: activity)
-            s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue))
-            return (attempt, s.machine.run, actions)
+            s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue), monitors: monitors)
+            return (attempt, s.machine.run, actions, replaced)
         }
+        for monitor in replaced { monitor.cycle(self, didFinishWith: HTTPError.cancelled) }
+        for monitor in monitors { monitor.cycleDidBegin(self) }
         launch(run: run, attempt: attempt, after: actions)
     }
 
     func begin(_ completion: Completion) {
-        let (activity, handlerQueue) = session.runDefaults
+        let (activity, handlerQueue, monitors) = session.runDefaults
         let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
             let action = s.machine.start(completion, activity: activity)
-            if case .send = action { s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue)) }
+            if case .send = action {
+                s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue), monitors: monitors)
+            }
             return (action, s.machine.run)
         }
         switch action {
         case .send(let attempt, let actions):
+            for monitor in monitors { monitor.cycleDidBegin(self) }
             launch(run: run, attempt: attempt, after: actions)
         case .rejectAlreadyRunning:
             deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
@@ -221,10 +230,12 @@ public final class HTTPCycle: Sendable {
 }
 
 extension HTTPCycle.Guarded {
-    /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`.
-    mutating func beginRun(handlers: HandlerDelivery) {
+    /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`, its
+    /// events to `monitors`.
+    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor]) {
         response = HTTPResponse()
         explicitlyCanceling = false
         self.handlers = handlers
+        self.monitors = monitors
     }
 }

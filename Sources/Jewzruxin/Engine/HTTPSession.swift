@@ -49,6 +49,7 @@ public final class HTTPSession: Sendable {
         var redirectPolicy: any HTTPRedirectPolicy
         var runActivity: (any RunActivity)?
         var handlerQueue = HandlerQueue.delegateQueue
+        var eventMonitors: [any HTTPEventMonitor] = []
         var downloadDirectory = FileManager.default.temporaryDirectory
     }
 
@@ -154,9 +155,16 @@ public final class HTTPSession: Sendable {
         set { shared.withLock { $0.runActivity = newValue } }
     }
 
+    /// What hears the events of this session's cycles (see ``HTTPEventMonitor``), in order; none
+    /// unless added. A change applies to the runs that begin after it.
+    public var eventMonitors: [any HTTPEventMonitor] {
+        get { shared.withLock { $0.eventMonitors } }
+        set { shared.withLock { $0.eventMonitors = newValue } }
+    }
+
     /// What a run of a cycle takes from the session when it begins, read under one lock.
-    var runDefaults: (activity: (any RunActivity)?, handlerQueue: HandlerQueue) {
-        shared.withLock { ($0.runActivity, $0.handlerQueue) }
+    var runDefaults: (activity: (any RunActivity)?, handlerQueue: HandlerQueue, monitors: [any HTTPEventMonitor]) {
+        shared.withLock { ($0.runActivity, $0.handlerQueue, $0.eventMonitors) }
     }
 
     /// Where downloads are written while they arrive (the temporary directory by default).

@@ -9,6 +9,21 @@ extension HTTPRequest {
     /// The method, every header and the body are included, each argument single-quoted. A body that
     /// isn't UTF-8 text is written with ANSI-C quoting (`$'\x00…'`, bash and zsh).
     public var curlDescription: String {
+        curlCommand(redactsCredentials: false, bodyLimit: nil)
+    }
+
+    /// The header fields whose values are credentials: ``curlCommand(redactsCredentials:bodyLimit:)``
+    /// hides them when asked.
+    static let credentialFields: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// The `curl` command that sends this request.
+    ///
+    /// - Parameters:
+    ///   - redactsCredentials: Whether the values of `Authorization`, `Proxy-Authorization` and
+    ///     `Cookie`, and a password in the URL, are written as `<redacted>`.
+    ///   - bodyLimit: The most bytes of the body written, `nil` for all of it; a longer body is cut,
+    ///     and a shell comment at the end says its length.
+    func curlCommand(redactsCredentials: Bool, bodyLimit: Int?) -> String {
         var parts = ["curl"]
         let method = core.httpMethod ?? "GET"
         if method == "HEAD" {
@@ -17,17 +32,28 @@ extension HTTPRequest {
             parts += ["-X", Self.shellQuoted(method)]
         }
         for (name, value) in (core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            parts += ["-H", Self.shellQuoted("\(name): \(value)")]
+            let shown = redactsCredentials && Self.credentialFields.contains(name.lowercased()) ? "<redacted>" : value
+            parts += ["-H", Self.shellQuoted("\(name): \(shown)")]
         }
+        var cut: String?
         if let data, !data.isEmpty {
+            let written = bodyLimit.map { data.prefix($0) } ?? data
             parts.append("--data-binary")
-            if let text = String(data: data, encoding: .utf8), !text.contains("\0") {
+            if let text = String(data: written, encoding: .utf8), !text.contains("\0") {
                 parts.append(Self.shellQuoted(text))
             } else {
-                parts.append("$'" + data.map { String(format: "\\x%02x", $0) }.joined() + "'")
+                parts.append("$'" + written.map { String(format: "\\x%02x", $0) }.joined() + "'")
             }
+            if written.count < data.count { cut = "# body cut, \(data.count) bytes in all" }
         }
-        parts.append(Self.shellQuoted(core.url?.absoluteString ?? ""))
+        var url = core.url
+        if redactsCredentials, let given = url, given.password != nil,
+           var components = URLComponents(url: given, resolvingAgainstBaseURL: false) {
+            components.password = "redacted"
+            url = components.url ?? given
+        }
+        parts.append(Self.shellQuoted(url?.absoluteString ?? ""))
+        if let cut { parts.append(cut) }
         return parts.joined(separator: " ")
     }
 
