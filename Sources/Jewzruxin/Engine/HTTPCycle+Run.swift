@@ -99,6 +99,17 @@ extension HTTPCycle {
             (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications)
         }
         var request = request
+        if case .multipart(let form)? = source {
+            // A missing file or a bad part header ends the attempt here, before anything is sent,
+            // with an error that names the part; every attempt checks again.
+            do {
+                _ = try form.plan()
+            } catch {
+                fail(attempt: attempt, error: error)
+                return
+            }
+            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        }
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
         request.connectionCredentials = Self.connectionCredentials(in: authentications ?? session.authentications)
         let feed: ContentFeed
