@@ -11,7 +11,7 @@ import FoundationNetworking
 /// task ends (URLSession reports only that the body failed).
 final class MultipartInputStream: InputStream {
     private let reader: MultipartBodyReader
-    private var status = Stream.Status.notOpen
+    private var status = InputStream.Status.notOpen
     /// The error the body failed with, shared with the transport's record of the task.
     let failure: Failure
 
@@ -26,7 +26,7 @@ final class MultipartInputStream: InputStream {
         super.init(data: Data())
     }
 
-    override var streamStatus: Stream.Status { status }
+    override var streamStatus: InputStream.Status { status }
 
     override var streamError: (any Error)? { failure.error.withLock { $0 } }
 
