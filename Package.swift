@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: ["PlaygroundKit", "playground", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport"]
+            dependencies: ["PlaygroundKit", "playground", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport", "JewzruxinAuth"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,7 @@ import Foundation
 // |----------------|--------------|------------------------------------|-----------------------------------------|
 // | GET HEAD       | /hello/      |                                    | 200 `Hello World`, text/plain; utf-8    |
 // | POST PUT PATCH | /dumpupload/ |                                    | 200 body echoed, request's Content-Type |
+// | POST PUT PATCH | /multipart/  |                                    | JSON of the form's parts; Sandbox+Multipart |
 // | any            | /echo/       | code content encoding header delay | see Sandbox+Echo.swift                  |
 // | any            | /redirect/   | to (/hello/), code (302; 301-308)  | `code` with `Location: to`              |
 // | any            | /bytes/N     | chunked (0), chunk (16384)         | N pattern bytes (i % 251), octet-stream |
@@ -55,6 +56,7 @@ extension Sandbox {
         core.addRoute("/status/*", guarded(status))
         core.addRoute("/stores", storeLocator)
         registerFlakyEndpoint(on: core)
+        registerMultipartEndpoint(on: core)
         registerAuthEndpoints(on: core)
         registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)

@@ -143,6 +143,7 @@ public final class MockSession: HTTPTransport {
         switch upload {
         case .data(let data)?: recorded.data = data
         case .file(let url)?: recorded.data = try? Data(contentsOf: url)
+        case .multipart(let form)?: recorded.data = try? form.encodedData()
         case nil: break
         }
         let answer = state.withLock { s -> Result<Stub, MockSessionError> in

@@ -88,7 +88,7 @@ struct CommandParsingTests {
         ("POST /x --form", "unknown option --form for POST"),
         ("template /x --json", "unknown option --json for template"),
         ("GET /x n:=1", "n:=1 needs a body: raw JSON values are for POST, PUT and PATCH"),
-        ("GET /x oops", "expected key=value, key==value or key:=json, not oops"),
+        ("GET /x oops", "expected key=value, key==value, key:=json or key@file, not oops"),
     ])
     func mistakes(line: String, message: String) {
         #expect(throws: PlaygroundError(message)) { try parse(line) }

@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinAuth
 import JewzruxinSandbox
 @testable import PlaygroundKit
 import Testing
@@ -166,6 +167,34 @@ struct ExecutableRequestTests {
             """)
         #expect(run.status == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "history" } == [])
+    }
+
+    @Test("key@file items send a multipart form: fields and the file, byte for byte; a missing file is an error")
+    func multipartForm() async throws {
+        let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
+        try Data("hello, form\n".utf8).write(to: directory.appendingPathComponent("notes.txt"))
+        let run = try await PlaygroundExecutable.run(["-q"], input: """
+            POST /multipart/ name=Jane file@notes.txt
+            json parts.0.name
+            json parts.1.filename
+            json parts.1.contentType
+            json parts.1.size
+            json parts.1.sha256
+            POST /multipart/ f@missing.txt
+
+            """, directory: directory)
+
+        let lines = run.masked.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 8)
+        #expect(lines.first?.hasPrefix("200 OK  N ms  ") == true)
+        #expect(Array(lines.dropFirst().prefix(5)) == [
+            "\"name\"", "\"notes.txt\"", "\"text/plain\"", "12",
+            "\"\(SHA256.hexHash(Data("hello, form\n".utf8)))\"",
+        ])
+        #expect(lines[6].hasPrefix("error: POST http://127.0.0.1:PORT/multipart/: the file "))
+        #expect(lines[6].hasSuffix("missing.txt of the form part \"f\" can't be read: no such file"))
+        #expect(run.status == 1)
     }
 
     @Test("save writes the last body to a file")

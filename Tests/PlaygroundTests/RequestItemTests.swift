@@ -1,3 +1,4 @@
+import Foundation
 import Jewzruxin
 import Testing
 @testable import PlaygroundKit
@@ -18,17 +19,23 @@ struct RequestItemTests {
         (#"tags:=["a",1]"#, RequestItem.json("tags", ["a", 1])),
         (#"o:={"k":[true]}"#, RequestItem.json("o", ["k": [true]])),
         ("url=http://h/?a=b", RequestItem.field("url", "http://h/?a=b")),
+        ("file@notes.txt", RequestItem.file("file", "notes.txt")),
+        ("doc@a=b.txt", RequestItem.file("doc", "a=b.txt")),
+        ("to=a@b", RequestItem.field("to", "a@b")),
+        ("q==a@b", RequestItem.query("q", "a@b")),
     ])
     func parsing(word: String, item: RequestItem) throws {
         #expect(try RequestItem(parsing: word) == item)
     }
 
     @Test(arguments: [
-        ("novalue", "expected key=value, key==value or key:=json, not novalue"),
+        ("novalue", "expected key=value, key==value, key:=json or key@file, not novalue"),
         ("=1", "missing name before = in =1"),
         (":=1", "missing name before = in :=1"),
         ("n:=4x2", #"invalid JSON value in n:=4x2 (quote strings: key:='"text"', or use key=text)"#),
         ("s:=text", #"invalid JSON value in s:=text (quote strings: key:='"text"', or use key=text)"#),
+        ("@x.txt", "missing name before @ in @x.txt"),
+        ("f@", "missing file path after @ in f@"),
     ])
     func errors(word: String, message: String) {
         #expect(throws: PlaygroundError(message)) { try RequestItem(parsing: word) }
@@ -39,6 +46,33 @@ struct RequestItemTests {
         #expect(RequestItem.field("a", "x y").description == "'a=x y'")
         #expect(RequestItem.query("q", "1").description == "q==1")
         #expect(RequestItem.json("o", ["b": 1, "a": [nil]]).description == #"'o:={"a":[null],"b":1}'"#)
+        #expect(RequestItem.file("f", "my notes.txt").description == "'f@my notes.txt'")
+    }
+
+    @Test("a key@file item makes the body a multipart form of the fields and files, in order; key==value stays in the query")
+    func multipartPlan() throws {
+        let plan = try RequestPlan(
+            method: .post, target: "/dumpupload/", items: [.field("name", "Jane"), .file("cv", "/tmp/cv.pdf"), .query("v", "2")],
+            json: false, base: base)
+        #expect(plan.url == "http://127.0.0.1:8080/dumpupload/?v=2")
+        guard case .multipart(let form) = plan.body else {
+            Issue.record("expected a multipart body, got \(plan.body)")
+            return
+        }
+        #expect(form.parts.map(\.name) == ["name", "cv"])
+        #expect(form.parts.map(\.filename) == [nil, "cv.pdf"])
+        #expect(form.parts.last?.content == .file(URL(fileURLWithPath: "/tmp/cv.pdf")))
+        #expect(plan.requestProcessors.isEmpty)
+        #expect(plan.uploadSource == .multipart(form))
+    }
+
+    @Test("file parts need a body method, and don't mix with JSON", arguments: [
+        (HTTPMethod.get, [RequestItem.file("f", "x")], false, "f@x needs a body: file parts are for POST, PUT and PATCH"),
+        (.post, [.file("f", "x"), .json("n", 1)], false, "n:=1 can't go in a multipart form: use key=value fields with key@file parts"),
+        (.post, [.file("f", "x")], true, "--json can't go with key@file parts, which make a multipart form"),
+    ])
+    func multipartErrors(method: HTTPMethod, items: [RequestItem], json: Bool, message: String) {
+        #expect(throws: PlaygroundError(message)) { try RequestPlan(method: method, target: "/", items: items, json: json, base: base) }
     }
 
     // MARK: RequestPlan

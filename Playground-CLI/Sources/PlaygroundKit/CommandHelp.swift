@@ -32,14 +32,17 @@ enum CommandHelp {
             ]),
         Entry(
             names: ["post", "put", "patch"], group: "Requests",
-            usage: "POST|PUT|PATCH path-or-url [key=value ...] [key:=json ...] [key==value ...] [--json]",
+            usage: "POST|PUT|PATCH path-or-url [key=value ...] [key:=json ...] [key@file ...] [key==value ...] [--json]",
             synopsis: "POST|PUT|PATCH path [k=v ...]", summary: "send a form body; --json or k:=json for JSON",
             details: [
                 "key=value items make an application/x-www-form-urlencoded body, in order (HTTPFormProcessor).",
                 "With --json, or any key:=json item, the items make a JSON object instead (HTTPJSONProcessor);",
                 "key:=json takes a raw JSON value: n:=42, ok:=true, x:=null, tags:='[\"a\",\"b\"]'.",
+                "With any key@file item, the body is multipart/form-data: key=value fields and files, in order,",
+                "each file streamed from disk as it is sent (curl's -F key=@file).",
                 "key==value items go in the query.",
                 "example: POST /inspect/ name='Jane Doe' age:=42",
+                "example: POST /dumpupload/ name=Jane file@notes.txt",
             ]),
         Entry(
             names: ["download"], group: "Requests",

@@ -26,6 +26,7 @@ extension Playground {
         let cycle = HTTPCycle(requestURL: try Self.checkedURL(plan.url), requestMethod: plan.method, session: session)
         cycle.request.object = plan.requestObject
         cycle.requestProcessors = plan.requestProcessors
+        cycle.uploadSource = plan.uploadSource
         try await sendAndPrint(cycle, label: label)
     }
 

@@ -25,6 +25,8 @@ extension Playground {
             switch item {
             case .query:
                 throw PlaygroundError("\(item): key==value is for requests; a template takes key=value")
+            case .file:
+                throw PlaygroundError("\(item): key@file is for requests; a template takes key=value")
             case .field(let name, let value):
                 switch values[name] {
                 case let list as [String]: values[name] = list + [value]
@@ -132,6 +134,7 @@ extension Playground {
             cycle.request.core.url = try Self.checkedURL(RequestPlan.merging(query, into: url.absoluteString))
         }
         cycle.requestProcessors = plan.requestProcessors
+        cycle.uploadSource = plan.uploadSource
         try await sendAndPrint(cycle, label: "call \(name)")
     }
 }

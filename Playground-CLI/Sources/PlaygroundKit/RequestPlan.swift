@@ -20,6 +20,8 @@ struct RequestPlan: Sendable, Hashable {
         case form(FormData)
         /// A JSON object, sent by ``HTTPJSONProcessor``.
         case json(JSON)
+        /// A `multipart/form-data` body of the fields and files, in order, streamed from disk.
+        case multipart(MultipartFormData)
     }
 
     /// The request method.
@@ -69,6 +71,14 @@ struct RequestPlan: Sendable, Hashable {
         var fields: [(String, JSON)] = []
         var isJSON = json
         let hasBody = Command.bodyMethods.contains(method)
+        if let file = items.first(where: { if case .file = $0 { return true } else { return false } }) {
+            guard hasBody else { throw PlaygroundError("\(file) needs a body: file parts are for POST, PUT and PATCH") }
+            let query = items.compactMap { item -> (String, String)? in
+                if case .query(let name, let value) = item { return (name, value) }
+                return nil
+            }
+            return (try multipart(items, json: json), query)
+        }
         for item in items {
             switch item {
             case .query(let name, let value):
@@ -79,6 +89,8 @@ struct RequestPlan: Sendable, Hashable {
                 guard hasBody else { throw PlaygroundError("\(item) needs a body: raw JSON values are for POST, PUT and PATCH") }
                 fields.append((name, value))
                 isJSON = true
+            case .file:
+                break
             }
         }
         guard hasBody, isJSON || !fields.isEmpty else { return (.empty, query) }
@@ -87,6 +99,26 @@ struct RequestPlan: Sendable, Hashable {
         }
         let pairs = fields.map { (name: $0.0, value: $0.1.stringValue ?? "") }
         return (.form(FormData(pairs)), query)
+    }
+
+    /// A multipart form of `items`: `key=value` text fields and `key@path` files, in order
+    /// (`key==value` items go in the query).
+    private static func multipart(_ items: [RequestItem], json: Bool) throws(PlaygroundError) -> Body {
+        var form = MultipartFormData()
+        for item in items {
+            switch item {
+            case .field(let name, let value):
+                form.append(value, name: name)
+            case .file(let name, let path):
+                form.append(fileAt: URL(fileURLWithPath: NSString(string: path).expandingTildeInPath), name: name)
+            case .json:
+                throw PlaygroundError("\(item) can't go in a multipart form: use key=value fields with key@file parts")
+            case .query:
+                continue
+            }
+        }
+        if json { throw PlaygroundError("--json can't go with key@file parts, which make a multipart form") }
+        return .multipart(form)
     }
 
     /// `url` with the pairs merged into its query (a repeated name is kept as a list).
@@ -101,7 +133,7 @@ struct RequestPlan: Sendable, Hashable {
     /// The request processors that turn ``body`` into bytes: none, a form or a JSON processor.
     var requestProcessors: [HTTPProcessor] {
         switch body {
-        case .empty: return []
+        case .empty, .multipart: return []
         case .form: return [HTTPFormProcessor()]
         case .json: return [HTTPJSONProcessor()]
         }
@@ -110,9 +142,15 @@ struct RequestPlan: Sendable, Hashable {
     /// The request object the processors turn into the body.
     var requestObject: (any Sendable)? {
         switch body {
-        case .empty: return nil
+        case .empty, .multipart: return nil
         case .form(let form): return form
         case .json(let json): return json
         }
+    }
+
+    /// The upload a multipart body is sent as; `nil` for the others, which processors make.
+    var uploadSource: HTTPCycle.UploadSource? {
+        if case .multipart(let form) = body { return .multipart(form) }
+        return nil
     }
 }

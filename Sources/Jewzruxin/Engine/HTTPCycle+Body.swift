@@ -7,6 +7,9 @@ extension HTTPCycle {
         case data(Data)
         /// A local file, read as it is sent.
         case file(URL)
+        /// A `multipart/form-data` body, its files and streams read as it is sent; the request's
+        /// `Content-Type` becomes the form's (``MultipartFormData/contentType``).
+        case multipart(MultipartFormData)
     }
 
     /// Reports upload progress, on the cycle's ``handlerQueue``.

@@ -103,6 +103,17 @@ extension HTTPCycle {
              $0.monitors)
         }
         var request = request
+        if case .multipart(let form)? = source {
+            // A missing file or a bad part header ends the attempt here, before anything is sent,
+            // with an error that names the part; every attempt checks again.
+            do {
+                _ = try form.plan()
+            } catch {
+                fail(attempt: attempt, error: error)
+                return
+            }
+            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        }
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
         request.connectionCredentials = Self.connectionCredentials(in: authentications ?? session.authentications)
         let feed: ContentFeed

@@ -5,7 +5,7 @@ extension HTTPCycle {
     ///
     /// - Parameters:
     ///   - urlString: An absolute `http` or `https` URL.
-    ///   - source: The bytes to send: `.data(Data)` or `.file(URL)`.
+    ///   - source: The bytes to send: `.data(Data)`, `.file(URL)` or `.multipart(MultipartFormData)`.
     ///   - method: The method, `POST` by default.
     ///   - parameters: Query parameters merged into the URL.
     ///   - requestProcessors: Processors for the request (headers; the body comes from `source`).

@@ -106,15 +106,17 @@ struct CurlHeadReader {
     }
 }
 
-/// The body of a request as libcurl's read callback asks for it: bytes in memory or a file read
-/// as it goes, rewindable.
+/// The body of a request as libcurl's read callback asks for it: bytes in memory, a file or a form
+/// read as it goes, rewindable.
 final class CurlBodySource {
     private enum Storage {
         case data(Data)
         case file(FileHandle)
+        /// A form and the reader of its current pass, made again when libcurl rewinds.
+        case multipart(MultipartFormData.Plan, MultipartBodyReader)
     }
 
-    private let storage: Storage
+    private var storage: Storage
     /// Its length, `nil` when unknown (sent chunked).
     let length: Int64?
     /// The bytes handed to libcurl so far.
@@ -139,6 +141,12 @@ final class CurlBodySource {
                     NSURLErrorFailingURLErrorKey: url,
                 ])
             }
+        case .multipart(let form)?:
+            // The cycle checked the form before the request went: this fails only when a file
+            // went away in between, with the same error.
+            let plan = try form.plan()
+            storage = .multipart(plan, MultipartBodyReader(plan))
+            length = plan.length
         case nil:
             guard let inline else { return nil }
             storage = .data(inline)
@@ -164,6 +172,8 @@ final class CurlBodySource {
         case .file(let handle):
             guard let chunk = try handle.read(upToCount: buffer.count), !chunk.isEmpty else { return 0 }
             count = chunk.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+        case .multipart(_, let reader):
+            count = try reader.read(into: buffer)
         }
         sent += Int64(count)
         return count
@@ -172,14 +182,38 @@ final class CurlBodySource {
     /// Goes back to `offset`, for libcurl to send the body again; `false` when it can't.
     func seek(to offset: Int64) -> Bool {
         guard offset >= 0, length.map({ offset <= $0 }) ?? true else { return false }
-        if case .file(let handle) = storage {
+        switch storage {
+        case .file(let handle):
             do { try handle.seek(toOffset: UInt64(offset)) } catch { return false }
+        case .multipart(let plan, let reader) where offset != sent:
+            // A form is read forwards only: from its start again, up to `offset`.
+            reader.close()
+            let fresh = MultipartBodyReader(plan)
+            storage = .multipart(plan, fresh)
+            guard Self.skip(offset, of: fresh) else { return false }
+        case .data, .multipart:
+            break
         }
         sent = offset
         return true
     }
 
+    /// Reads and drops the first `count` bytes of a form; `false` when it has fewer or fails.
+    private static func skip(_ count: Int64, of reader: MultipartBodyReader) -> Bool {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+        defer { scratch.deallocate() }
+        while reader.sent < count {
+            let wanted = Int(min(Int64(scratch.count), count - reader.sent))
+            guard let read = try? reader.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<wanted])), read > 0 else { return false }
+        }
+        return true
+    }
+
     func close() {
-        if case .file(let handle) = storage { try? handle.close() }
+        switch storage {
+        case .file(let handle): try? handle.close()
+        case .multipart(_, let reader): reader.close()
+        case .data: break
+        }
     }
 }

@@ -269,6 +269,8 @@ final class NativeExchange: HTTPTransfer {
         case none
         case data(Data)
         case file(URL, Int64)
+        /// A form, read from its start on every send (its length `nil` when unknown: chunked).
+        case multipart(MultipartFormData.Plan)
     }
 
     /// A body this size or smaller goes out with the head in one write.
@@ -294,6 +296,10 @@ final class NativeExchange: HTTPTransfer {
             }
             body = .file(url, size)
             length = size
+        case .multipart(let form)?:
+            let plan = try form.plan()
+            body = .multipart(plan)
+            length = plan.length ?? -1
         case nil:
             if let data = inlineBody {
                 body = .data(data)
@@ -380,6 +386,40 @@ final class NativeExchange: HTTPTransfer {
                 events.didSend(bytes: Int64(part.count), totalBytes: sent, expectedBytes: size)
             }
             try finishBody(framing: encoded.framing, write: write)
+        case .multipart(let plan):
+            try encoded.bytes.withUnsafeBytes { try write($0) }
+            try sendForm(plan, framing: encoded.framing, measured: &measured, write: write)
+            try finishBody(framing: encoded.framing, write: write)
+        }
+    }
+
+    /// Sends a form's body as its reader makes it, 64 KiB at a time, framed as `framing` says.
+    private func sendForm(
+        _ plan: MultipartFormData.Plan, framing: RequestEncoder.BodyFraming, measured: inout AttemptMeasurements,
+        write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let reader = MultipartBodyReader(plan)
+        defer { reader.close() }
+        // Room before the bytes for a chunk's size line, and after them for its CR LF.
+        let prefix = 8, capacity = 65_536
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: prefix + capacity + 2, alignment: 16)
+        defer { buffer.deallocate() }
+        let expected = plan.length ?? -1
+        while true {
+            let count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[prefix..<(prefix + capacity)]))
+            guard count > 0 else { return }
+            if framing == .chunked {
+                let size = Array(String(count, radix: 16).utf8) + [0x0D, 0x0A]
+                let start = prefix - size.count
+                UnsafeMutableRawBufferPointer(rebasing: buffer[start..<prefix]).copyBytes(from: size)
+                buffer[prefix + count] = 0x0D
+                buffer[prefix + count + 1] = 0x0A
+                try write(UnsafeRawBufferPointer(rebasing: buffer[start..<(prefix + count + 2)]))
+            } else {
+                try write(UnsafeRawBufferPointer(rebasing: buffer[prefix..<(prefix + count)]))
+            }
+            measured.requestBodyBytes = reader.sent
+            events.didSend(bytes: Int64(count), totalBytes: reader.sent, expectedBytes: expected)
         }
     }
 

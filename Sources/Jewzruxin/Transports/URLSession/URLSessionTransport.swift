@@ -73,14 +73,45 @@ public final class URLSessionTransport: HTTPTransport {
             ]), events: events)
         }
         let task: URLSessionTask
+        var form: SessionRouter.FormBody?
         switch upload {
         case .data(let data)?: task = session.uploadTask(with: request.core, from: data)
         case .file(let url)?: task = session.uploadTask(with: request.core, fromFile: url)
+        case .multipart(let multipart)?:
+            do {
+                let plan = try multipart.plan()
+                if let length = plan.length, length <= Self.inMemoryFormLimit {
+                    task = session.uploadTask(with: request.core, from: try multipart.encodedData())
+                } else {
+                    let body = SessionRouter.FormBody(plan: plan)
+                    var streamed = request.core
+                    streamed.httpBodyStream = body.makeStream()
+                    #if !canImport(FoundationNetworking)
+                    // Apple's URLSession sends a stream body with the length it is given.
+                    if let length = plan.length { streamed.setValue(String(length), forHTTPHeaderField: "Content-Length") }
+                    #endif
+                    task = session.dataTask(with: streamed)
+                    form = body
+                }
+            } catch {
+                return FailedTransfer(error: error, events: events)
+            }
         case nil: task = session.dataTask(with: request.wireRequest)
         }
-        router.register(task, events, ownCookie: request.value(forHTTPHeaderField: "Cookie") != nil)
+        router.register(task, events, ownCookie: request.value(forHTTPHeaderField: "Cookie") != nil, form: form)
         return Transfer(task: task)
     }
+
+    /// The largest form of known length sent from memory, with a `Content-Length`; a larger one,
+    /// or one with a stream of unknown length, is streamed from its files as it is sent.
+    ///
+    /// On Linux, FoundationNetworking hands libcurl every stream body as one of unknown length,
+    /// so a streamed form goes chunked whatever its length (a `Content-Length` of ours would go
+    /// out beside `Transfer-Encoding: chunked`); a whole copy on disk would cost a second write
+    /// and read of every file. A small form is read into memory to keep its `Content-Length`;
+    /// a large one keeps memory flat and goes chunked. The curl and native transports stream
+    /// every form with its `Content-Length`.
+    static let inMemoryFormLimit: Int64 = 1 << 20
 
     private struct Transfer: HTTPTransfer {
         let task: URLSessionTask
@@ -111,8 +142,20 @@ extension HTTPTransport where Self == URLSessionTransport {
 /// see them on Linux (L7). Every challenge gets an explicit answer: default handling without a
 /// credential hangs the task (L4) and a nil credential crashes (L5).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    /// A form streamed as a task's body: what makes its stream again, its length, and the error
+    /// the stream failed with.
+    struct FormBody: Sendable {
+        let plan: MultipartFormData.Plan
+        let failure = MultipartInputStream.Failure()
+
+        /// A stream of the form from its start.
+        func makeStream() -> InputStream { MultipartInputStream(plan, failure: failure) }
+    }
+
     private struct Entry {
         let events: HTTPTransferEvents
+        /// The form streamed as the body, if it is one.
+        var form: FormBody?
         /// The request as sent has a `Cookie` header of the caller's, which the session's cookies
         /// don't replace on a redirect to the same origin.
         var ownCookie: Bool
@@ -130,8 +173,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         self.cookies = cookies
     }
 
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, ownCookie: Bool) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, ownCookie: ownCookie) }
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, ownCookie: Bool, form: FormBody?) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form, ownCookie: ownCookie) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -162,6 +205,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var error = error
         if entry.declinedChallenge, entry.receivedResponse, HTTPCycle.isCancellation(error) {
             error = nil
+        }
+        // A form whose file or stream failed: URLSession says only that the body did.
+        if error != nil, let failure = entry.form?.failure.error.withLock({ $0 }) {
+            entry.events.didComplete(error: failure)
+            return
         }
         entry.events.didComplete(error: error.map(URLSessionTransport.reportedError))
     }
@@ -210,7 +258,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        events(for: task)?.didSend(bytes: bytesSent, totalBytes: totalBytesSent, expectedBytes: totalBytesExpectedToSend)
+        var form: FormBody?
+        guard let events = events(for: task, update: { form = $0.form }) else { return }
+        // A streamed body's length is unknown to URLSession (it says 0); a form's may be known.
+        let expected = form.map { $0.plan.length ?? -1 } ?? totalBytesExpectedToSend
+        events.didSend(bytes: bytesSent, totalBytes: totalBytesSent, expectedBytes: expected)
+    }
+
+    /// URLSession asks for the body again from its start: a new stream of the form.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        var form: FormBody?
+        _ = events(for: task) { form = $0.form }
+        completionHandler(form?.makeStream())
     }
 
     /// `proposed`, aimed at the `Location` of `response` resolved as RFC 3986 says.

@@ -1,0 +1,48 @@
+import Foundation
+import Jewzruxin
+
+extension WebService {
+    /// Makes the task of a `multipart/form-data` upload: fields, files and streams, the files read
+    /// from disk as they are sent.
+    ///
+    /// ```swift
+    /// var form = MultipartFormData()
+    /// form.append("Jane", name: "name")
+    /// form.append(fileAt: avatarURL, name: "avatar")
+    /// let reply = try await service.upload(multipart: form, to: "/profile/").json()
+    /// ```
+    ///
+    /// The form is the body (a ``ServiceTask/Option/body(_:)`` option is ignored) and its
+    /// `Content-Type` the request's; headers, the cache policy and the timeout come from
+    /// `options`. A missing file ends the task with `MultipartFormDataError.unreadableFile`
+    /// before anything is sent.
+    /// - Parameters:
+    ///   - form: The form to send.
+    ///   - path: A path relative to ``baseURLString``, or an absolute URL.
+    ///   - method: The method, `POST` by default.
+    ///   - options: Headers, the cache policy, the timeout.
+    ///   - progress: Reports the bytes sent, on the cycle's handler queue.
+    /// - Returns: The task, to chain handlers on.
+    @discardableResult
+    public func upload(
+        multipart form: MultipartFormData, to path: String, method: HTTPMethod = .post,
+        options: [ServiceTask.Option] = [], progress: HTTPCycle.DidSendBodyDataHandler? = nil
+    ) -> ServiceTask {
+        let urlString = absoluteURLString(path)
+        let request: HTTPRequest
+        do {
+            request = try RequestBuilder.request(method, urlString, parameters: nil, options: options)
+        } catch {
+            return ServiceTask(failure: error, session: session)
+        }
+        guard let url = request.url else {
+            return ServiceTask(failure: HTTPError.invalidURL(urlString, reason: "not a valid URL"), session: session)
+        }
+        // The cycle is complete before the task exists: a task may start on its own soon after.
+        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
+        cycle.request = request
+        cycle.uploadSource = .multipart(form)
+        cycle.didSendBodyDataHandler = progress
+        return ServiceTask(cycle: cycle)
+    }
+}
