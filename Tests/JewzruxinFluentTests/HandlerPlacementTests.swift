@@ -82,19 +82,23 @@ struct HandlerPlacementTests {
     func namingTheDelegateQueue() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
+            let service = makeService(sandbox, session: session)
             let recorder = Recorder()
             let done = await waitForCall { done in
-                makeService(sandbox, session: session)
-                    .GET("/hello/")
-                    .response(.queue(session.delegateQueue)) { _, _ in
-                        recorder.record("1 \(currentQueueName())")
-                        // Runs after the next handler only if that one is in this same turn.
-                        session.delegateQueue.addOperation {
-                            recorder.record("operation")
-                            done()
+                // Written with the delegate queue suspended: both handlers are in the chain before
+                // the first can run.
+                _ = chain(on: service) { () -> ServiceTask in
+                    service.GET("/hello/")
+                        .response(.queue(session.delegateQueue)) { _, _ in
+                            recorder.record("1 \(currentQueueName())")
+                            // Runs after the next handler only if that one is in this same turn.
+                            session.delegateQueue.addOperation {
+                                recorder.record("operation")
+                                done()
+                            }
                         }
-                    }
-                    .response { _, _ in recorder.record("2 \(currentQueueName())") }
+                        .response { _, _ in recorder.record("2 \(currentQueueName())") }
+                }
             }
             #expect(done)
             #expect(recorder.all == ["1 delegate", "2 delegate", "operation"])
