@@ -19,6 +19,7 @@ import Foundation
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
+// Bearer tokens that go stale when refreshed: /bearer/ and /bearer/refresh/; see Sandbox+Bearer.swift.
 // NTLM (any user and password, in the path) and Negotiate: /auth/ntlm/<user>/<password>/ and
 // /auth/negotiate/; see Sandbox+NTLM.swift.
 //
@@ -56,6 +57,7 @@ extension Sandbox {
         core.addRoute("/stores", storeLocator)
         registerFlakyEndpoint(on: core)
         registerAuthEndpoints(on: core)
+        registerBearerEndpoints(on: core)
         registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)
     }
