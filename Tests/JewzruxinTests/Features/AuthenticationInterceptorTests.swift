@@ -45,6 +45,15 @@ private func concurrentRequests(_ count: Int, _ sandbox: Sandbox, key: String, s
     }
 }
 
+/// An authenticator that never recognises its own requests: a bug that must not loop.
+private struct ForgetfulAuthenticator: CredentialAuthenticator {
+    func apply(_ credential: BearerToken, to request: inout HTTPRequest) {
+        request.setValue("Bearer \(credential.accessToken)", forHTTPHeaderField: "Authorization")
+    }
+    func refresh(_ credential: BearerToken) async throws -> BearerToken { credential }
+    func isRequest(_ request: HTTPRequest, authenticatedWith credential: BearerToken) -> Bool { false }
+}
+
 private let expired = BearerToken(accessToken: "old", expiration: Date(timeIntervalSinceNow: -60))
 
 @Suite("Authentication interceptor", .onEveryTransport)
@@ -164,6 +173,24 @@ struct AuthenticationInterceptorTests {
             auth.credential = try await sandboxRefresh(sandbox, key: "m")(BearerToken(accessToken: ""))
             let cycle = try await HTTPCycle.get(sandbox.string("/bearer/?key=m"), session: session)
             #expect(cycle.response.text == "Hello m.1")
+        }
+    }
+
+    @Test("an authenticator that never recognises its requests ends in excessiveRefresh, not a loop")
+    func forgetfulAuthenticator() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            let auth = AuthenticationInterceptor(authenticator: ForgetfulAuthenticator(), credential: BearerToken(accessToken: "t"), maximumRefreshCount: 2)
+            session.interceptors = [auth]
+            let result = try await outcome {
+                try HTTPCycle.get(sandbox.string("/bearer/?key=forget"), session: session, completionHandler: $0)
+            }
+            guard case AuthenticationInterceptorError.excessiveRefresh? = result.error else {
+                Issue.record("expected excessiveRefresh, got \(String(describing: result.error))")
+                return
+            }
+            #expect(auth.refreshCount == 0)
+            #expect(sandbox.bearerRejectionCount(forKey: "forget") == 3)
         }
     }
 

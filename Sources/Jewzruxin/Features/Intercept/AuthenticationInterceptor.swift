@@ -124,7 +124,11 @@ public final class AuthenticationInterceptor<Authenticator: CredentialAuthentica
         let step = state.withLock { s -> Step in
             if let flight = s.flight { return .wait(flight) }
             guard let credential = s.credential else { return .fail(.missingCredential) }
-            guard authenticator.isRequest(failure.request, authenticatedWith: credential) else { return .ready(credential) }
+            guard authenticator.isRequest(failure.request, authenticatedWith: credential) else {
+                // Sent with a credential replaced since: again with the current one, without a
+                // refresh; bounded, in case the authenticator never recognises its own requests.
+                return failure.retriedCount < maximumRefreshCount ? .ready(credential) : .fail(.excessiveRefresh)
+            }
             return beginRefresh(of: credential, &s)
         }
         do {
