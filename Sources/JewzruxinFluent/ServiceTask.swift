@@ -81,6 +81,7 @@ import Jewzruxin
 /// - ``discardResponseContent()``
 /// - ``contentHandler(_:)``
 /// - ``configure(_:)``
+/// - ``interceptors(_:)``
 ///
 /// ### Awaiting the response
 ///
@@ -241,6 +242,22 @@ public final class ServiceTask: Sendable {
     @discardableResult
     public func configure(_ change: (HTTPCycle) -> Void) -> Self {
         configureCycle(change)
+        return self
+    }
+
+    /// Gives this request its own interceptors, in place of the service's or the session's; like
+    /// ``configure(_:)``, only before the request goes.
+    ///
+    /// ```swift
+    /// service.GET("/report").interceptors(service.session.interceptors + [signing]).responseJSON { … }
+    /// ```
+    ///
+    /// - Parameter interceptors: The request's interceptors (see `HTTPInterceptor`); `nil` goes back
+    ///   to the session's.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func interceptors(_ interceptors: [any HTTPInterceptor]?) -> Self {
+        configureCycle { $0.interceptors = interceptors }
         return self
     }
 

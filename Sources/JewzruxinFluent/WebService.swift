@@ -32,16 +32,30 @@ public struct WebService: Sendable {
     public let baseURLString: String
     /// The session every request of this service runs on.
     public let session: HTTPSession
+    /// What adapts this service's requests and decides about retrying them: the cycle's
+    /// `interceptors` of each request; `nil` uses the session's.
+    ///
+    /// As for a cycle, a list replaces the session's (`session.interceptors + [mine]` adds to
+    /// them); a request can replace it in turn with ``ServiceTask/interceptors(_:)``.
+    public var interceptors: [any HTTPInterceptor]?
 
     /// Creates a service.
+    ///
+    /// ```swift
+    /// let auth = AuthenticationInterceptor(token: savedToken) { old in try await refresh(old) }
+    /// let api = WebService(baseURLString: "https://api.example", interceptors: [auth])
+    /// ```
     ///
     /// - Parameters:
     ///   - baseURLString: The URL that request paths are resolved against.
     ///   - session: The session to run requests on; `HTTPSession.default` (handlers on the main
     ///     queue) by default.
-    public init(baseURLString: String, session: HTTPSession = .default) {
+    ///   - interceptors: The interceptors of this service's requests; `nil` (the default) uses the
+    ///     session's.
+    public init(baseURLString: String, session: HTTPSession = .default, interceptors: [any HTTPInterceptor]? = nil) {
         self.baseURLString = baseURLString
         self.session = session
+        self.interceptors = interceptors
     }
 
     /// The URL string a request for `path` goes to.
@@ -88,7 +102,7 @@ public struct WebService: Sendable {
             let target = sendsQuery ? urlString.mergingQueryParameters(parameters ?? [:]) : urlString
             do {
                 let url = try HTTPCycle.validatedURL(target, given: urlString)
-                return ServiceTask(cycle: HTTPCycle(requestURL: url, requestMethod: method, session: session))
+                return ServiceTask(cycle: makeCycle(url, method))
             } catch {
                 return ServiceTask(failure: error, session: session)
             }
@@ -102,9 +116,16 @@ public struct WebService: Sendable {
         guard let url = request.url else {
             return ServiceTask(failure: HTTPError.invalidURL(urlString, reason: "not a valid URL"), session: session)
         }
-        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
+        let cycle = makeCycle(url, method)
         cycle.request = request
         return ServiceTask(cycle: cycle)
+    }
+
+    /// A cycle on ``session`` with this service's interceptors, if it has any.
+    private func makeCycle(_ url: URL, _ method: HTTPMethod) -> HTTPCycle {
+        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
+        if let interceptors { cycle.interceptors = interceptors }
+        return cycle
     }
 
     /// Makes the task of a `GET` request; the parameters go in the query.

@@ -20,6 +20,7 @@ import Foundation
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
+// Bearer tokens that go stale when refreshed: /bearer/ and /bearer/refresh/; see Sandbox+Bearer.swift.
 // NTLM (any user and password, in the path) and Negotiate: /auth/ntlm/<user>/<password>/ and
 // /auth/negotiate/; see Sandbox+NTLM.swift.
 //
@@ -58,6 +59,7 @@ extension Sandbox {
         registerFlakyEndpoint(on: core)
         registerMultipartEndpoint(on: core)
         registerAuthEndpoints(on: core)
+        registerBearerEndpoints(on: core)
         registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)
     }

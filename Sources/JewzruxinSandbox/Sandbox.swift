@@ -134,6 +134,17 @@ public final class Sandbox: Sendable {
         core.faultCounters.count(for: key)
     }
 
+    /// How many times `/bearer/refresh/` was called for `key`, failed refreshes included.
+    public func bearerRefreshCount(forKey key: String) -> Int {
+        core.bearerTokens.refreshCount(for: key)
+    }
+
+    /// How many `/bearer/` requests for `key` were refused with a 401 (no token, or not the
+    /// key's current one).
+    public func bearerRejectionCount(forKey key: String) -> Int {
+        core.bearerTokens.rejectionCount(for: key)
+    }
+
     /// The number of accepted connections that are still open.
     public var openConnectionCount: Int { core.openConnectionCount }
 

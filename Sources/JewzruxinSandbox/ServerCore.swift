@@ -48,6 +48,8 @@ final class ServerCore: Sendable {
     let flakyCounters = FlakyCounters()
     /// Per-key request counters of the `/fault/` endpoints.
     let faultCounters = FlakyCounters()
+    /// The tokens of `/bearer/`, per key.
+    let bearerTokens = BearerTokens()
     private let state = Locked(State())
 
     init(stopSignal: StopSignal) {

@@ -18,6 +18,7 @@ extension HTTPCycle {
     /// runs while the cycle is locked.
     func perform(_ actions: StateMachine.Actions) {
         actions.transferToCancel?.cancel()
+        actions.interceptionToCancel?.cancel()
         actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
@@ -62,15 +63,24 @@ extension HTTPCycle {
     // MARK: Sending
 
     func send(attempt: Int) {
-        let (request, ownProcessors) = locked.withLock { ($0.settings.request, $0.settings.requestProcessors) }
-        let processors = ownProcessors ?? session.requestProcessors
+        let (request, ownProcessors, ownInterceptors) = locked.withLock {
+            ($0.settings.request, $0.settings.requestProcessors, $0.settings.interceptors)
+        }
+        let processors: [HTTPProcessor]
+        let interceptors: [any HTTPInterceptor]
+        if let ownProcessors, let ownInterceptors {
+            (processors, interceptors) = (ownProcessors, ownInterceptors)
+        } else {
+            let defaults = session.sendDefaults
+            (processors, interceptors) = (ownProcessors ?? defaults.requestProcessors, ownInterceptors ?? defaults.interceptors)
+        }
         guard !processors.isEmpty else {
             // An object with no processor to turn it into a body would be dropped in silence.
             if let object = request.object {
                 fail(attempt: attempt, error: HTTPError.unprocessedRequestObject(type: String(describing: type(of: object))))
                 return
             }
-            transmit(request, attempt: attempt)
+            adaptAndTransmit(request, attempt: attempt, interceptors: interceptors)
             return
         }
         session.workerQueue.addOperation {
@@ -87,7 +97,7 @@ extension HTTPCycle {
                 s.settings.request = processed
                 return true
             }
-            if current { self.transmit(processed, attempt: attempt) }
+            if current { self.adaptAndTransmit(processed, attempt: attempt, interceptors: interceptors) }
         }
     }
 

@@ -38,6 +38,9 @@ extension HTTPCycle {
             /// The transfer of the current attempt is over; its feed is kept until the run moves on,
             /// so that a cancel or restart during the parse waits for it.
             case processing(ContentFeed)
+            /// The attempt failed and the interceptors decide, in their task, whether it is sent
+            /// again (still ``State/processing`` to the caller).
+            case askingRetriers(ContentFeed, InterceptionTask)
             case waitingToRetry
             case finished
             case cancelled
@@ -57,12 +60,18 @@ extension HTTPCycle {
             /// Why the content handler stopped the transfer, reported instead of the cancellation it
             /// causes.
             let consumerError: (any Error)?
+            /// The task in which the interceptors adapt the request, before the transfer is made.
+            let interception: InterceptionTask?
 
-            init(transfer: (any HTTPTransfer)?, feed: ContentFeed?, sentRequest: HTTPRequest?, consumerError: (any Error)? = nil) {
+            init(
+                transfer: (any HTTPTransfer)?, feed: ContentFeed?, sentRequest: HTTPRequest?,
+                consumerError: (any Error)? = nil, interception: InterceptionTask? = nil
+            ) {
                 self.transfer = transfer
                 self.feed = feed
                 self.sentRequest = sentRequest
                 self.consumerError = consumerError
+                self.interception = interception
             }
 
             /// An attempt whose transfer the transport hasn't made yet.
@@ -81,6 +90,7 @@ extension HTTPCycle {
         struct Actions: Sendable {
             var transferToCancel: (any HTTPTransfer)?
             var feedToAbandon: ContentFeed?
+            var interceptionToCancel: InterceptionTask?
             var activityToBegin: (any RunActivity)?
             var activityToEnd: (any RunActivity)?
             var delivery: Delivery?
@@ -115,7 +125,7 @@ extension HTTPCycle {
             switch phase {
             case .idle: return .idle
             case .running: return .running
-            case .processing: return .processing
+            case .processing, .askingRetriers: return .processing
             case .waitingToRetry: return .waitingToRetry
             case .finished: return .finished
             case .cancelled: return .cancelled
@@ -125,7 +135,7 @@ extension HTTPCycle {
         /// Whether a run is under way (its completion handler not reached yet).
         var isActive: Bool {
             switch phase {
-            case .running, .processing, .waitingToRetry: return true
+            case .running, .processing, .askingRetriers, .waitingToRetry: return true
             case .idle, .finished, .cancelled: return false
             }
         }
@@ -186,6 +196,14 @@ extension HTTPCycle {
             return true
         }
 
+        /// The interceptors adapt the request of `attempt` in `task`: `false` if the attempt went stale
+        /// meanwhile or its transfer was made already (then the task must not run).
+        mutating func adaptationBegan(attempt: Int, task: InterceptionTask) -> Bool {
+            guard case .running(let exchange) = phase, attempt == self.attempt, exchange.transfer == nil else { return false }
+            phase = .running(Exchange(transfer: nil, feed: nil, sentRequest: nil, interception: task))
+            return true
+        }
+
         /// The content handler failed during `attempt`: the transfer to stop, or `nil` if the attempt
         /// is stale or failed already.
         mutating func consumerFailed(attempt: Int, error: any Error) -> (any HTTPTransfer)? {
@@ -229,10 +247,18 @@ extension HTTPCycle {
             return beginAttempt()
         }
 
+        /// `attempt` failed and the interceptors decide in `task` whether to send again: `false` if
+        /// `attempt` is stale (then the task must not run).
+        mutating func retryDecisionBegan(after attempt: Int, task: InterceptionTask) -> Bool {
+            guard case .processing(let feed) = phase, attempt == self.attempt else { return false }
+            phase = .askingRetriers(feed, task)
+            return true
+        }
+
         /// `attempt` failed and will be retried after a wait: the feed to abandon, or `nil` if
         /// `attempt` is stale.
         mutating func waitToRetry(after attempt: Int) -> ContentFeed? {
-            guard case .processing(let feed) = phase, attempt == self.attempt else { return nil }
+            guard let feed = judgedFeed(of: attempt) else { return nil }
             counters.retried += 1
             phase = .waitingToRetry
             return feed
@@ -249,7 +275,7 @@ extension HTTPCycle {
 
         /// The run of `attempt` is over after processing: finish if it is still current.
         mutating func processingCompleted(attempt: Int, error: (any Error)?, download: URL? = nil) -> Actions? {
-            guard case .processing = phase, attempt == self.attempt else { return nil }
+            guard judgedFeed(of: attempt) != nil else { return nil }
             return finish(error: error, download: download)
         }
 
@@ -266,6 +292,15 @@ extension HTTPCycle {
         }
 
         // MARK: Helpers
+
+        /// The feed of `attempt` while its outcome is judged (by the engine or the interceptors).
+        private func judgedFeed(of attempt: Int) -> ContentFeed? {
+            guard attempt == self.attempt else { return nil }
+            switch phase {
+            case .processing(let feed), .askingRetriers(let feed, _): return feed
+            case .idle, .running, .waitingToRetry, .finished, .cancelled: return nil
+            }
+        }
 
         private mutating func finish(error: (any Error)?, download: URL?) -> Actions {
             var actions = Actions()
@@ -297,8 +332,12 @@ extension HTTPCycle {
             case .running(let exchange):
                 actions.transferToCancel = exchange.transfer
                 actions.feedToAbandon = exchange.feed
+                actions.interceptionToCancel = exchange.interception
             case .processing(let feed):
                 actions.feedToAbandon = feed
+            case .askingRetriers(let feed, let task):
+                actions.feedToAbandon = feed
+                actions.interceptionToCancel = task
             case .idle, .waitingToRetry, .finished, .cancelled:
                 break
             }

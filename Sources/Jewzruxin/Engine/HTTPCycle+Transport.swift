@@ -71,6 +71,7 @@ extension HTTPCycle {
         var error: (any Error)?
         var responseProcessors: [HTTPProcessor]?
         var authentications: [any HTTPAuthenticator]?
+        var interceptors: [any HTTPInterceptor]?
         var counters: StateMachine.Counters
         var solicited: Bool
     }
@@ -82,7 +83,7 @@ extension HTTPCycle {
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
                 error: completed.error.map(Self.mapTransportError),
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
-                counters: s.machine.counters, solicited: s.settings.solicited)
+                interceptors: s.settings.interceptors, counters: s.machine.counters, solicited: s.settings.solicited)
         }
         // Taken, not copied: what finished holds a response, a request and their references.
         guard var finished = taken.take() else { return }
@@ -130,13 +131,15 @@ extension HTTPCycle {
         if let error = finished.error {
             // Whatever happens next, this try's body (a partial file) is of no use.
             finished.feed.abandon()
-            if let delay = session.retryDelay(
-                for: self, error: error, response: finished.response.hasHead ? finished.response : nil,
-                retriedCount: finished.counters.retried, solicited: finished.solicited),
-               scheduleRetry(after: attempt, error: error, delay: delay) {
-                return
+            let failure = Failure(
+                response: finished.response, sent: finished.sent, error: error,
+                counters: finished.counters, solicited: finished.solicited)
+            let interceptors = finished.interceptors ?? session.interceptors
+            if !interceptors.isEmpty, !Self.isCancelled(error) {
+                askInterceptors(interceptors, about: failure, attempt: attempt)
+            } else {
+                retryOrFinish(failure, attempt: attempt)
             }
-            finish(attempt: attempt, response: finished.response, error: error)
             return
         }
         let processors = finished.feed.download == nil ? finished.responseProcessors ?? session.responseProcessors : []

@@ -51,6 +51,7 @@ public final class HTTPCycle: Sendable {
         var requestProcessors: [HTTPProcessor]?
         var responseProcessors: [HTTPProcessor]?
         var authentications: [any HTTPAuthenticator]?
+        var interceptors: [any HTTPInterceptor]?
         var timeoutIntervalForResource: TimeInterval?
         var contentHandler: (any ContentHandler)?
         var uploadSource: UploadSource?
@@ -139,6 +140,17 @@ public final class HTTPCycle: Sendable {
     public var authentications: [any HTTPAuthenticator]? {
         get { locked.withLock { $0.settings.authentications } }
         set { locked.withLock { $0.settings.authentications = newValue } }
+    }
+
+    /// What adapts this cycle's requests before they go and decides about retrying its failures;
+    /// `nil` uses the session's ``HTTPSession/interceptors``.
+    ///
+    /// A list, even an empty one, replaces the session's: to add to them, write
+    /// `cycle.interceptors = cycle.session.interceptors + [mine]`. A change applies to the attempts
+    /// that begin after it. See ``HTTPInterceptor`` for when each is called.
+    public var interceptors: [any HTTPInterceptor]? {
+        get { locked.withLock { $0.settings.interceptors } }
+        set { locked.withLock { $0.settings.interceptors = newValue } }
     }
 
     /// The longest a run may take, retries included, before it ends with a `timedOut` error; `nil`

@@ -45,6 +45,7 @@ public final class HTTPSession: Sendable {
         var requestProcessors: [HTTPProcessor] = []
         var responseProcessors: [HTTPProcessor] = []
         var authentications: [any HTTPAuthenticator] = []
+        var interceptors: [any HTTPInterceptor] = []
         var retryStrategy: any HTTPRetryStrategy
         var redirectPolicy: any HTTPRedirectPolicy
         var runActivity: (any RunActivity)?
@@ -133,6 +134,30 @@ public final class HTTPSession: Sendable {
     public var authentications: [any HTTPAuthenticator] {
         get { shared.withLock { $0.authentications } }
         set { shared.withLock { $0.authentications = newValue } }
+    }
+
+    /// What adapts the requests of every cycle of this session whose own
+    /// ``HTTPCycle/interceptors`` is `nil`, and decides about retrying their failures before the
+    /// ``retryStrategy`` does; applied in order (see ``HTTPInterceptor``). Empty unless changed.
+    ///
+    /// ```swift
+    /// session.interceptors = [
+    ///     RequestInterceptor { request, _ in
+    ///         var request = request
+    ///         request.setValue("my app", forHTTPHeaderField: "User-Agent")
+    ///         return request
+    ///     },
+    /// ]
+    /// ```
+    public var interceptors: [any HTTPInterceptor] {
+        get { shared.withLock { $0.interceptors } }
+        set { shared.withLock { $0.interceptors = newValue } }
+    }
+
+    /// What an attempt of a cycle takes from the session when the cycle has none of its own, read
+    /// under one lock.
+    var sendDefaults: (requestProcessors: [HTTPProcessor], interceptors: [any HTTPInterceptor]) {
+        shared.withLock { ($0.requestProcessors, $0.interceptors) }
     }
 
     /// When cycles are resent after a failure and how long they wait first: a ``RetryPolicy``

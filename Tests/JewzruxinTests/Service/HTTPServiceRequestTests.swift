@@ -53,6 +53,24 @@ struct HTTPServiceRequestTests {
         }
     }
 
+    @Test("A service's session interceptors adapt its requests after the request processors (a signature sees the body)")
+    func interceptorsAfterProcessors() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            session.requestProcessors = [HTTPJSONProcessor()]
+            session.interceptors = [RequestInterceptor { request, _ in
+                var request = request
+                request.setValue("\(request.data?.count ?? -1)", forHTTPHeaderField: "X-Signed-Length")
+                return request
+            }]
+            let service = try HTTPService(profile: sandboxProfile(sandbox), session: session)
+            let cycle = try await service.requestResource("inspect", requestObject: ["k": "v"] as JSON)
+            let inspection = try Inspection(cycle.response)
+            #expect(inspection.body == #"{"k":"v"}"#)
+            #expect(inspection.values("X-Signed-Length") == ["9"])
+        }
+    }
+
     @Test("Cancelling the task cancels the cycle of the async twin")
     func asyncCancel() async throws {
         try await withSandbox { sandbox in

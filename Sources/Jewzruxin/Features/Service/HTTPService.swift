@@ -2,8 +2,8 @@ import Foundation
 
 /// A client of one HTTP API, described by a profile of named resources (endpoints).
 ///
-/// Subclass it, override ``serviceName`` (and ``defaultSession()`` to share processors or
-/// authentications), bundle a profile named after the service (`github.plist` or `github.json`),
+/// Subclass it, override ``serviceName`` (and ``defaultSession()`` to share processors,
+/// authentications or interceptors, such as an ``AuthenticationInterceptor``), bundle a profile named after the service (`github.plist` or `github.json`),
 /// then request resources by name:
 ///
 /// ```swift
@@ -74,8 +74,8 @@ open class HTTPService: @unchecked Sendable {
 
     /// The session a service uses when none is given to its initialiser.
     ///
-    /// Override it to share processors, authentications or a configuration among the service's
-    /// cycles. The default is a new `HTTPSession()`.
+    /// Override it to share processors, authentications, interceptors or a configuration among the
+    /// service's cycles. The default is a new `HTTPSession()`.
     open class func defaultSession() -> HTTPSession { HTTPSession() }
 
     /// Called right after the service creates a cycle, before it is returned or started.

@@ -1,0 +1,97 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Where the interceptors sit in a run: adapting the request of an attempt between the request
+// processors and the transport, and deciding about a failed attempt before the retry strategy does.
+// Both happen in a task of their own (`InterceptionTask`), registered with the state machine before
+// it runs: no interceptor is called under the cycle's lock or on a transport's thread, and a cancel,
+// a restart or the deadline ends the run at once and cancels the task, whose answer is then stale.
+extension HTTPCycle {
+    /// A failed attempt, with what deciding about it needs.
+    struct Failure: Sendable {
+        var response: HTTPResponse
+        var sent: HTTPRequest
+        var error: any Error
+        var counters: StateMachine.Counters
+        var solicited: Bool
+    }
+
+    /// Sends `request` as `attempt`, adapted by `interceptors` first when there are any.
+    func adaptAndTransmit(_ request: HTTPRequest, attempt: Int, interceptors: [any HTTPInterceptor]) {
+        guard !interceptors.isEmpty else {
+            transmit(request, attempt: attempt)
+            return
+        }
+        let task = InterceptionTask()
+        guard locked.withLock({ $0.machine.adaptationBegan(attempt: attempt, task: task) }) else { return }
+        task.run {
+            var adapted = request
+            do {
+                for interceptor in interceptors {
+                    adapted = try await interceptor.adapt(adapted, for: self)
+                }
+            } catch {
+                // Ignored by the machine when the attempt went stale (a cancel, the deadline).
+                self.fail(attempt: attempt, error: error)
+                return
+            }
+            guard self.locked.withLock({ $0.machine.isCurrent(attempt) }) else { return }
+            self.transmit(adapted, attempt: attempt)
+        }
+    }
+
+    /// Asks `interceptors`, in order, whether the failed `attempt` is sent again; when none decides,
+    /// the session's retry strategy does.
+    func askInterceptors(_ interceptors: [any HTTPInterceptor], about failure: Failure, attempt: Int) {
+        let task = InterceptionTask()
+        guard locked.withLock({ $0.machine.retryDecisionBegan(after: attempt, task: task) }) else { return }
+        let attemptFailure = HTTPAttemptFailure(
+            request: failure.sent, response: failure.response.hasHead ? failure.response : nil,
+            error: failure.error, retriedCount: failure.counters.retried)
+        task.run {
+            var decision = HTTPRetryDecision.doNotRetry
+            for interceptor in interceptors {
+                decision = await interceptor.retry(self, after: attemptFailure)
+                if case .doNotRetry = decision { continue }
+                break
+            }
+            switch decision {
+            case .retry:
+                self.retry(failure, attempt: attempt, delay: 0)
+            case .retryAfter(let delay):
+                self.retry(failure, attempt: attempt, delay: delay)
+            case .fail(let error):
+                self.finish(attempt: attempt, response: failure.response, error: error)
+            case .doNotRetry:
+                self.retryOrFinish(failure, attempt: attempt)
+            }
+        }
+    }
+
+    /// Waits `delay` seconds (none if it isn't a positive number) and sends again; finishes with
+    /// the failure if the cycle can't (it moved on meanwhile: then nothing happens).
+    private func retry(_ failure: Failure, attempt: Int, delay: TimeInterval) {
+        let wait = delay.isFinite && delay > 0 ? delay : 0
+        if scheduleRetry(after: attempt, error: failure.error, delay: wait) { return }
+        finish(attempt: attempt, response: failure.response, error: failure.error)
+    }
+
+    /// Retries the failed `attempt` when the session's retry strategy (or delegate) says so;
+    /// otherwise finishes the run with its error.
+    func retryOrFinish(_ failure: Failure, attempt: Int) {
+        if let delay = session.retryDelay(
+            for: self, error: failure.error, response: failure.response.hasHead ? failure.response : nil,
+            retriedCount: failure.counters.retried, solicited: failure.solicited),
+           scheduleRetry(after: attempt, error: failure.error, delay: delay) {
+            return
+        }
+        finish(attempt: attempt, response: failure.response, error: failure.error)
+    }
+
+    static func isCancelled(_ error: any Error) -> Bool {
+        if case HTTPError.cancelled = error { return true }
+        return false
+    }
+}
