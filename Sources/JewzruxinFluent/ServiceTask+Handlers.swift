@@ -170,8 +170,8 @@ extension ServiceTask {
     ///     }
     /// ```
     ///
-    /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)` or of a refusing
-    /// `ContentHandlerError`, decoded off the handler queue. When the error has no body, or
+    /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)`, of a refusing
+    /// `ContentHandlerError` or of a ``ResponseValidationError``, decoded off the handler queue. When the error has no body, or
     /// the body doesn't decode, the handler is skipped.
     /// - Parameters:
     ///   - type: The type of the API's error document.
@@ -237,11 +237,13 @@ extension ServiceTask {
         return text
     }
 
-    /// The response an error carries: that of a status error or of a content handler's error.
+    /// The response an error carries: that of a status error, of a content handler's error or of
+    /// a validation's.
     static func errorResponse(_ error: any Error) -> HTTPResponse? {
         switch error {
         case HTTPError.statusCodeSeemsToHaveErred(let response): return response
         case let error as ContentHandlerError: return error.response
+        case let error as ResponseValidationError: return error.response
         default: return nil
         }
     }

@@ -28,7 +28,8 @@ import Jewzruxin
 ///   with that error, the success handlers after them are skipped and the error handlers run.
 /// - Error handlers (``responseError(_:_:)-(_,(Error)->Void)`` and the others) run only when
 ///   the task failed: a transport error, a status the session treats as a failure (400 or more by
-///   default), an invalid URL, a cancel, or an error from a success handler.
+///   default), an invalid URL, a cancel, a response a validation refused (``validate()``), or an
+///   error from a success handler.
 /// - Handlers added after the response arrived run too, in order, after those already added.
 /// - What a handler reads from the body — the `JSON` value, a `Decodable`, the text, an API's error
 ///   document — is parsed or decoded in the handler's turn, never on a handler queue: a body of up
@@ -59,6 +60,13 @@ import Jewzruxin
 /// - ``responseJSON(_:decoder:_:)``
 /// - ``responseJSON(_:_:decoder:_:)``
 /// - ``responseString(_:_:)``
+///
+/// ### Validating the response
+///
+/// - ``validate()``
+/// - ``validate(statusCode:)``
+/// - ``validate(contentType:)``
+/// - ``ResponseValidationError``
 ///
 /// ### Handling errors
 ///
@@ -252,13 +260,16 @@ public final class ServiceTask: Sendable {
         }
     }
 
-    /// Adds a handler and starts the task if it isn't started.
+    /// Adds a handler and, when `starting`, starts the task if it isn't started.
+    ///
+    /// A validation (``validate()``) is added without starting: it may come before the content
+    /// handler shortcuts, which configure the cycle until the first handler starts it.
     @discardableResult
-    func add(_ handler: Handler) -> Self {
+    func add(_ handler: Handler, starting: Bool = true) -> Self {
         let step = state.withLock { $0.chain.append(handler) }
         // Called by the user, from anywhere: a handler never runs before `add` returns.
         run(stage(of: step), on: nil)
-        start()
+        if starting { start() }
         return self
     }
 
