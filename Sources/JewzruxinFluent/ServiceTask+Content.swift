@@ -16,7 +16,7 @@ extension ServiceTask {
     }
 
     /// Decodes the body as text with a `StringConverter`, which takes the statuses 200–203 only;
-    /// ``responseString(_:_:)`` then gets that text.
+    /// ``responseString(_:_:)-(_,(String)->Void)`` then gets that text.
     ///
     /// Call it before adding response handlers.
     /// - Returns: This task, to chain handlers.
@@ -26,7 +26,7 @@ extension ServiceTask {
     }
 
     /// Parses the body as JSON as it arrives with a `JSONParser`, which takes the statuses 200–203
-    /// with a JSON `Content-Type` only; ``responseJSON(_:_:)`` then gets the parsed value.
+    /// with a JSON `Content-Type` only; ``responseJSON(_:_:)-(_,(JSON)->Void)`` then gets the parsed value.
     ///
     /// ```swift
     /// service.GET("/stores", parameters: ["zip": "15217"])

@@ -44,12 +44,36 @@ extension ServiceTask {
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseJSON(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
+        responseJSON(queue) { json, _ in try handler(json) }
+    }
+
+    /// Adds a handler of the response as a `JSON` value, with the response, run when the request
+    /// succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .responseJSON { (json: JSON, response: HTTPResponse) in
+    ///         let etag = response.value(forHTTPHeaderField: "ETag")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseJSON(_:_:)-(_,(JSON)->Void)``, for a handler that also reads the status
+    /// or headers.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the JSON value and the response it was read from. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (JSON, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
             let response = outcome.response ?? HTTPResponse()
-            if let json = response.content as? JSON { return .run { try handler(json) } }
+            if let json = response.content as? JSON { return .run { try handler(json, response) } }
             return .read {
                 let json = try JSON(body: response.data, of: response)
-                return { try handler(json) }
+                return { try handler(json, response) }
             }
         }
     }
@@ -81,7 +105,7 @@ extension ServiceTask {
 
     /// Adds a handler, run on `queue`, of the response body decoded as a `Decodable` type.
     ///
-    /// See ``responseJSON(_:decoder:_:)``.
+    /// See ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``.
     /// - Parameters:
     ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - type: The type to decode.
@@ -93,10 +117,55 @@ extension ServiceTask {
         _ queue: HandlerQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (T) throws -> Void
     ) -> Self {
+        responseJSON(queue, type, decoder: decoder) { value, _ in try handler(value) }
+    }
+
+    /// Adds a handler of the response body decoded as a `Decodable` type, with the response, run
+    /// when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .responseJSON([StoreModel].self) { stores, response in
+    ///         let total = response.value(forHTTPHeaderField: "X-Total-Count")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``, for a handler that also reads the
+    /// status or headers.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value and the response it was decoded from. An error it throws
+    ///     fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), _ handler: @escaping @Sendable (T, HTTPResponse) throws -> Void
+    ) -> Self {
+        responseJSON(nil, type, decoder: decoder, handler)
+    }
+
+    /// Adds a handler, run on `queue`, of the response body decoded as a `Decodable` type, with the
+    /// response.
+    ///
+    /// See ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)``.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value and the response it was decoded from. An error it throws
+    ///     fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ queue: HandlerQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ handler: @escaping @Sendable (T, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
             .read {
-                let value = try Self.decode(T.self, from: outcome.response, decoder: decoder)
-                return { try handler(value) }
+                let response = outcome.response ?? HTTPResponse()
+                let value = try Self.decode(T.self, from: response, decoder: decoder)
+                return { try handler(value, response) }
             }
         }
     }
@@ -113,11 +182,35 @@ extension ServiceTask {
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseString(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
+        responseString(queue) { text, _ in try handler(text) }
+    }
+
+    /// Adds a handler of the response as text, with the response, run when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/hello")
+    ///     .responseString { text, response in
+    ///         let language = response.value(forHTTPHeaderField: "Content-Language")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseString(_:_:)-(_,(String)->Void)``, for a handler that also reads the
+    /// status or headers.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the text and the response it was decoded from. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseString(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (String, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
-            if let text = outcome.response?.content as? String { return .run { try handler(text) } }
+            let response = outcome.response ?? HTTPResponse()
+            if let text = response.content as? String { return .run { try handler(text, response) } }
             return .read {
-                let text = try Self.string(from: outcome.response)
-                return { try handler(text) }
+                let text = try Self.string(from: response)
+                return { try handler(text, response) }
             }
         }
     }

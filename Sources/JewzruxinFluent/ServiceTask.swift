@@ -23,7 +23,8 @@ import Jewzruxin
 ///     }
 /// ```
 ///
-/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)``, ``responseString(_:_:)``…) run
+/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)-(_,(JSON)->Void)``,
+///   ``responseString(_:_:)-(_,(String)->Void)``…) run
 ///   while the task has no error. They may throw, or call ``throwError(_:)``: the task then fails
 ///   with that error, the success handlers after them are skipped and the error handlers run.
 /// - Error handlers (``responseError(_:_:)-(_,(Error)->Void)`` and the others) run only when
@@ -49,17 +50,28 @@ import Jewzruxin
 /// must come before the response handlers, right after the request method.
 ///
 /// Every handler has an `async` twin: ``response()``, ``data()``, ``json()``, ``string()``,
-/// ``decode(_:decoder:)``.
+/// ``decode(_:decoder:)``, and for the handlers that get the response too, ``jsonWithResponse()``,
+/// ``stringWithResponse()`` and ``decodeWithResponse(_:decoder:)``.
 ///
 /// ## Topics
 ///
 /// ### Processing a successful response
 ///
 /// - ``response(_:_:)``
-/// - ``responseJSON(_:_:)``
-/// - ``responseJSON(_:decoder:_:)``
-/// - ``responseJSON(_:_:decoder:_:)``
-/// - ``responseString(_:_:)``
+/// - ``responseJSON(_:_:)-(_,(JSON)->Void)``
+/// - ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``
+/// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T)->Void)``
+/// - ``responseString(_:_:)-(_,(String)->Void)``
+///
+/// ### Processing a successful response with the response too
+///
+/// A handler that gets the value with the `HTTPResponse` it was read from, to read a status or a
+/// header beside it: write a closure of two parameters.
+///
+/// - ``responseJSON(_:_:)-(_,(JSON,HTTPResponse)->Void)``
+/// - ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)``
+/// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T,HTTPResponse)->Void)``
+/// - ``responseString(_:_:)-(_,(String,HTTPResponse)->Void)``
 ///
 /// ### Validating the response
 ///
@@ -97,6 +109,9 @@ import Jewzruxin
 /// - ``json()``
 /// - ``string()``
 /// - ``decode(_:decoder:)``
+/// - ``jsonWithResponse()``
+/// - ``stringWithResponse()``
+/// - ``decodeWithResponse(_:decoder:)``
 ///
 /// ### Controlling the request
 ///
