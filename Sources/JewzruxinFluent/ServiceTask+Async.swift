@@ -100,6 +100,31 @@ extension ServiceTask {
         try await outcome(reads: { _ in true }) { (try Self.decode(T.self, from: $0, decoder: decoder), $0 ?? HTTPResponse()) }
     }
 
+    /// Waits for the response and reads it as an image, as
+    /// ``responseImage(_:_:)-(_,(ImageContent)->Void)`` does.
+    ///
+    /// ```swift
+    /// let image = try await service.GET("/avatars/42.png").asImage().image()
+    /// ```
+    /// - Returns: The image: its format, size in pixels and bytes.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body is not a PNG, JPEG or GIF image (the task then fails
+    ///   with it).
+    public func image() async throws -> ImageContent {
+        try await outcome(reads: { !($0?.content is ImageContent) }) { try Self.image(from: $0) }
+    }
+
+    /// Waits for the response and reads it as an image, returning the response too, as
+    /// ``responseImage(_:_:)-(_,(ImageContent,HTTPResponse)->Void)`` does.
+    ///
+    /// - Returns: The image and the response it was read from.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body is not a PNG, JPEG or GIF image (the task then fails
+    ///   with it).
+    public func imageWithResponse() async throws -> (value: ImageContent, response: HTTPResponse) {
+        try await outcome(reads: { !($0?.content is ImageContent) }) { (try Self.image(from: $0), $0 ?? HTTPResponse()) }
+    }
+
     /// Waits for the turn of a handler added now and returns what `read` makes of the response:
     /// off the handler queues when `reads` says the response needs reading (parsing, decoding),
     /// at once otherwise.

@@ -43,6 +43,31 @@ extension ServiceTask {
         setContentHandler(JSONParser())
     }
 
+    /// Reads the body as an image with an `ImageDecoder` (hotpotato's `downloadContentAsImage`),
+    /// which takes the statuses 200–203 with an `image/*` `Content-Type` only;
+    /// ``responseImage(_:_:)-(_,(ImageContent)->Void)`` then gets the `ImageContent` it made.
+    ///
+    /// ```swift
+    /// service.GET("/avatars/42.png")
+    ///     .asImage()
+    ///     .responseImage { image in
+    ///         print(image.format, image.width, image.height)  // png 64 64
+    ///     }
+    /// ```
+    ///
+    /// The decoder makes an `ImageContent` on Linux and on Apple platforms alike: the format and
+    /// size in pixels read from a PNG, JPEG or GIF header, and the encoded bytes (`image.data`), for
+    /// the image type of your platform (`UIImage(data: image.data)`) or a decoder of your choice.
+    /// Another `image/*` format, or a body cut short, fails the task with a `ContentHandlerError` of
+    /// code `.unparsableContent`; a response that isn't `image/*`, with `.unacceptableContentType`.
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func asImage() -> Self {
+        setContentHandler(ImageDecoder())
+    }
+
     /// Streams the body to a file with a `FileWriter`, so memory stays flat whatever its size.
     ///
     /// Only a complete body with a status of 200–203 replaces the file, once the transfer is over;

@@ -4,9 +4,9 @@ import Jewzruxin
 // The response handlers. Each one runs on `queue` when one is given, otherwise on the cycle's
 // handler queue (the session's delegate queue, the main queue, unless changed), after the handlers
 // added before it have returned. What a handler reads from the response (a JSON value, a Decodable,
-// text, an API's error document) is parsed or decoded first, in the handler's turn, off every handler
-// queue (where the request ended for a small body, on the session's worker queue otherwise; see
-// `ServiceTask.inlineReadLimit`): only the handler's closure runs on its queue.
+// text, an image, an API's error document) is parsed or decoded first, in the handler's turn, off
+// every handler queue (where the request ended for a small body, on the session's worker queue
+// otherwise; see `ServiceTask.inlineReadLimit`): only the handler's closure runs on its queue.
 extension ServiceTask {
     // MARK: Success handlers
 
@@ -215,6 +215,56 @@ extension ServiceTask {
         }
     }
 
+    /// Adds a handler of the response as an image, run when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/avatars/42.png")
+    ///     .asImage()
+    ///     .responseImage { image in
+    ///         // image.format, image.width, image.height, image.data
+    ///     }
+    /// ```
+    ///
+    /// The image is the `ImageContent` ``asImage()`` made, or else one read now from the body's
+    /// header, off the handler queue (see ``ServiceTask``): without ``asImage()`` the response's
+    /// `Content-Type` and status aren't checked, only the bytes. A body that is not a PNG, JPEG or
+    /// GIF image fails the task with a `ContentHandlerError` of code `.unparsableContent`, the raw
+    /// bytes kept as its `intermediateContent`, and the handler isn't called.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the image: its format, size in pixels and bytes. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseImage(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (ImageContent) throws -> Void) -> Self {
+        responseImage(queue) { image, _ in try handler(image) }
+    }
+
+    /// Adds a handler of the response as an image, with the response, run when the request
+    /// succeeded.
+    ///
+    /// The same as ``responseImage(_:_:)-(_,(ImageContent)->Void)``, for a handler that also reads
+    /// the status or headers, or the content of an `ImageDecoder` subclass that decodes the pixels
+    /// (`response.content`).
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the image and the response it was read from. An error it throws fails the
+    ///     task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseImage(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (ImageContent, HTTPResponse) throws -> Void
+    ) -> Self {
+        addReader(.success, queue) { outcome in
+            let response = outcome.response ?? HTTPResponse()
+            if let image = response.content as? ImageContent { return .run { try handler(image, response) } }
+            return .read {
+                let image = try Self.image(from: response)
+                return { try handler(image, response) }
+            }
+        }
+    }
+
     // MARK: Error handlers
 
     /// Adds a handler of the error, run only when the task failed.
@@ -328,6 +378,16 @@ extension ServiceTask {
             throw unparsable(response, "the body is not valid \(response.textEncoding) text", nil)
         }
         return text
+    }
+
+    /// The image of a response: the content an `ImageDecoder` made, or the body's header read.
+    static func image(from response: HTTPResponse?) throws -> ImageContent {
+        let response = response ?? HTTPResponse()
+        if let image = response.content as? ImageContent { return image }
+        guard let image = ImageContent(data: response.data) else {
+            throw unparsable(response, "the body is not a PNG, JPEG or GIF image", nil)
+        }
+        return image
     }
 
     /// The response an error carries: that of a status error, of a content handler's error or of

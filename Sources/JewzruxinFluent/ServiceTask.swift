@@ -50,8 +50,9 @@ import Jewzruxin
 /// must come before the response handlers, right after the request method.
 ///
 /// Every handler has an `async` twin: ``response()``, ``data()``, ``json()``, ``string()``,
-/// ``decode(_:decoder:)``, and for the handlers that get the response too, ``jsonWithResponse()``,
-/// ``stringWithResponse()`` and ``decodeWithResponse(_:decoder:)``.
+/// ``decode(_:decoder:)``, ``image()``, and for the handlers that get the response too,
+/// ``jsonWithResponse()``, ``stringWithResponse()``, ``decodeWithResponse(_:decoder:)`` and
+/// ``imageWithResponse()``.
 ///
 /// ## Topics
 ///
@@ -62,6 +63,7 @@ import Jewzruxin
 /// - ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``
 /// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T)->Void)``
 /// - ``responseString(_:_:)-(_,(String)->Void)``
+/// - ``responseImage(_:_:)-(_,(ImageContent)->Void)``
 ///
 /// ### Processing a successful response with the response too
 ///
@@ -72,6 +74,7 @@ import Jewzruxin
 /// - ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)``
 /// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T,HTTPResponse)->Void)``
 /// - ``responseString(_:_:)-(_,(String,HTTPResponse)->Void)``
+/// - ``responseImage(_:_:)-(_,(ImageContent,HTTPResponse)->Void)``
 ///
 /// ### Validating the response
 ///
@@ -96,6 +99,7 @@ import Jewzruxin
 /// - ``asData()``
 /// - ``asString()``
 /// - ``asJSON()``
+/// - ``asImage()``
 /// - ``downloadToFile(_:)``
 /// - ``downloadToStream(_:)``
 /// - ``discardResponseContent()``
@@ -112,6 +116,8 @@ import Jewzruxin
 /// - ``jsonWithResponse()``
 /// - ``stringWithResponse()``
 /// - ``decodeWithResponse(_:decoder:)``
+/// - ``image()``
+/// - ``imageWithResponse()``
 ///
 /// ### Controlling the request
 ///
