@@ -26,7 +26,7 @@ extension ServiceTask {
         try await outcome(reads: { _ in false }) { ($0 ?? HTTPResponse()).data }
     }
 
-    /// Waits for the response and reads it as JSON, as ``responseJSON(_:_:)`` does.
+    /// Waits for the response and reads it as JSON, as ``responseJSON(_:_:)-(_,(JSON)->Void)`` does.
     ///
     /// - Returns: The JSON value.
     /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
@@ -35,7 +35,7 @@ extension ServiceTask {
         try await outcome(reads: { !($0?.content is JSON) }) { try Self.json(from: $0) }
     }
 
-    /// Waits for the response and reads it as text, as ``responseString(_:_:)`` does.
+    /// Waits for the response and reads it as text, as ``responseString(_:_:)-(_,(String)->Void)`` does.
     ///
     /// - Returns: The text.
     /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
@@ -44,7 +44,7 @@ extension ServiceTask {
         try await outcome(reads: { !($0?.content is String) }) { try Self.string(from: $0) }
     }
 
-    /// Waits for the response and decodes its body, as ``responseJSON(_:decoder:_:)`` does.
+    /// Waits for the response and decodes its body, as ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)`` does.
     ///
     /// ```swift
     /// let stores = try await service.searchStores(zipCode: "15217").decode([StoreModel].self)
@@ -57,6 +57,72 @@ extension ServiceTask {
     ///   `ContentHandlerError` when the body doesn't decode (the task then fails with it).
     public func decode<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws -> T {
         try await outcome(reads: { _ in true }) { try Self.decode(T.self, from: $0, decoder: decoder) }
+    }
+
+    /// Waits for the response and reads it as JSON, returning the response too, as
+    /// ``responseJSON(_:_:)-(_,(JSON,HTTPResponse)->Void)`` does.
+    ///
+    /// ```swift
+    /// let (json, response) = try await service.GET("/stores").jsonWithResponse()
+    /// ```
+    /// - Returns: The JSON value and the response it was read from.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body isn't JSON (the task then fails with it).
+    public func jsonWithResponse() async throws -> (value: JSON, response: HTTPResponse) {
+        try await outcome(reads: { !($0?.content is JSON) }) { (try Self.json(from: $0), $0 ?? HTTPResponse()) }
+    }
+
+    /// Waits for the response and reads it as text, returning the response too, as
+    /// ``responseString(_:_:)-(_,(String,HTTPResponse)->Void)`` does.
+    ///
+    /// - Returns: The text and the response it was decoded from.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body can't be decoded (the task then fails with it).
+    public func stringWithResponse() async throws -> (value: String, response: HTTPResponse) {
+        try await outcome(reads: { !($0?.content is String) }) { (try Self.string(from: $0), $0 ?? HTTPResponse()) }
+    }
+
+    /// Waits for the response and decodes its body, returning the response too, as
+    /// ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)`` does.
+    ///
+    /// ```swift
+    /// let (stores, response) = try await service.GET("/stores").decodeWithResponse([StoreModel].self)
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    /// - Returns: The decoded value and the response it was decoded from.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body doesn't decode (the task then fails with it).
+    public func decodeWithResponse<T: Decodable & Sendable>(
+        _ type: T.Type, decoder: JSONDecoder = JSONDecoder()
+    ) async throws -> (value: T, response: HTTPResponse) {
+        try await outcome(reads: { _ in true }) { (try Self.decode(T.self, from: $0, decoder: decoder), $0 ?? HTTPResponse()) }
+    }
+
+    /// Waits for the response and reads it as an image, as
+    /// ``responseImage(_:_:)-(_,(ImageContent)->Void)`` does.
+    ///
+    /// ```swift
+    /// let image = try await service.GET("/avatars/42.png").asImage().image()
+    /// ```
+    /// - Returns: The image: its format, size in pixels and bytes.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body is not a PNG, JPEG or GIF image (the task then fails
+    ///   with it).
+    public func image() async throws -> ImageContent {
+        try await outcome(reads: { !($0?.content is ImageContent) }) { try Self.image(from: $0) }
+    }
+
+    /// Waits for the response and reads it as an image, returning the response too, as
+    /// ``responseImage(_:_:)-(_,(ImageContent,HTTPResponse)->Void)`` does.
+    ///
+    /// - Returns: The image and the response it was read from.
+    /// - Throws: The task's error, `CancellationError` when the request was cancelled, or a
+    ///   `ContentHandlerError` when the body is not a PNG, JPEG or GIF image (the task then fails
+    ///   with it).
+    public func imageWithResponse() async throws -> (value: ImageContent, response: HTTPResponse) {
+        try await outcome(reads: { !($0?.content is ImageContent) }) { (try Self.image(from: $0), $0 ?? HTTPResponse()) }
     }
 
     /// Waits for the turn of a handler added now and returns what `read` makes of the response:

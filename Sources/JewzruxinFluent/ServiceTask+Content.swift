@@ -16,7 +16,7 @@ extension ServiceTask {
     }
 
     /// Decodes the body as text with a `StringConverter`, which takes the statuses 200–203 only;
-    /// ``responseString(_:_:)`` then gets that text.
+    /// ``responseString(_:_:)-(_,(String)->Void)`` then gets that text.
     ///
     /// Call it before adding response handlers.
     /// - Returns: This task, to chain handlers.
@@ -26,7 +26,7 @@ extension ServiceTask {
     }
 
     /// Parses the body as JSON as it arrives with a `JSONParser`, which takes the statuses 200–203
-    /// with a JSON `Content-Type` only; ``responseJSON(_:_:)`` then gets the parsed value.
+    /// with a JSON `Content-Type` only; ``responseJSON(_:_:)-(_,(JSON)->Void)`` then gets the parsed value.
     ///
     /// ```swift
     /// service.GET("/stores", parameters: ["zip": "15217"])
@@ -41,6 +41,31 @@ extension ServiceTask {
     @discardableResult
     public func asJSON() -> Self {
         setContentHandler(JSONParser())
+    }
+
+    /// Reads the body as an image with an `ImageDecoder` (hotpotato's `downloadContentAsImage`),
+    /// which takes the statuses 200–203 with an `image/*` `Content-Type` only;
+    /// ``responseImage(_:_:)-(_,(ImageContent)->Void)`` then gets the `ImageContent` it made.
+    ///
+    /// ```swift
+    /// service.GET("/avatars/42.png")
+    ///     .asImage()
+    ///     .responseImage { image in
+    ///         print(image.format, image.width, image.height)  // png 64 64
+    ///     }
+    /// ```
+    ///
+    /// The decoder makes an `ImageContent` on Linux and on Apple platforms alike: the format and
+    /// size in pixels read from a PNG, JPEG or GIF header, and the encoded bytes (`image.data`), for
+    /// the image type of your platform (`UIImage(data: image.data)`) or a decoder of your choice.
+    /// Another `image/*` format, or a body cut short, fails the task with a `ContentHandlerError` of
+    /// code `.unparsableContent`; a response that isn't `image/*`, with `.unacceptableContentType`.
+    ///
+    /// Call it before adding response handlers.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func asImage() -> Self {
+        setContentHandler(ImageDecoder())
     }
 
     /// Streams the body to a file with a `FileWriter`, so memory stays flat whatever its size.

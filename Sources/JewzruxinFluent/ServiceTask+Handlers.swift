@@ -4,9 +4,9 @@ import Jewzruxin
 // The response handlers. Each one runs on `queue` when one is given, otherwise on the cycle's
 // handler queue (the session's delegate queue, the main queue, unless changed), after the handlers
 // added before it have returned. What a handler reads from the response (a JSON value, a Decodable,
-// text, an API's error document) is parsed or decoded first, in the handler's turn, off every handler
-// queue (where the request ended for a small body, on the session's worker queue otherwise; see
-// `ServiceTask.inlineReadLimit`): only the handler's closure runs on its queue.
+// text, an image, an API's error document) is parsed or decoded first, in the handler's turn, off
+// every handler queue (where the request ended for a small body, on the session's worker queue
+// otherwise; see `ServiceTask.inlineReadLimit`): only the handler's closure runs on its queue.
 extension ServiceTask {
     // MARK: Success handlers
 
@@ -44,12 +44,36 @@ extension ServiceTask {
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseJSON(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (JSON) throws -> Void) -> Self {
+        responseJSON(queue) { json, _ in try handler(json) }
+    }
+
+    /// Adds a handler of the response as a `JSON` value, with the response, run when the request
+    /// succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .responseJSON { (json: JSON, response: HTTPResponse) in
+    ///         let etag = response.value(forHTTPHeaderField: "ETag")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseJSON(_:_:)-(_,(JSON)->Void)``, for a handler that also reads the status
+    /// or headers.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the JSON value and the response it was read from. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (JSON, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
             let response = outcome.response ?? HTTPResponse()
-            if let json = response.content as? JSON { return .run { try handler(json) } }
+            if let json = response.content as? JSON { return .run { try handler(json, response) } }
             return .read {
                 let json = try JSON(body: response.data, of: response)
-                return { try handler(json) }
+                return { try handler(json, response) }
             }
         }
     }
@@ -81,7 +105,7 @@ extension ServiceTask {
 
     /// Adds a handler, run on `queue`, of the response body decoded as a `Decodable` type.
     ///
-    /// See ``responseJSON(_:decoder:_:)``.
+    /// See ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``.
     /// - Parameters:
     ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
     ///   - type: The type to decode.
@@ -93,10 +117,55 @@ extension ServiceTask {
         _ queue: HandlerQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
         _ handler: @escaping @Sendable (T) throws -> Void
     ) -> Self {
+        responseJSON(queue, type, decoder: decoder) { value, _ in try handler(value) }
+    }
+
+    /// Adds a handler of the response body decoded as a `Decodable` type, with the response, run
+    /// when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/stores", parameters: ["zip": "15217"])
+    ///     .responseJSON([StoreModel].self) { stores, response in
+    ///         let total = response.value(forHTTPHeaderField: "X-Total-Count")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``, for a handler that also reads the
+    /// status or headers.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value and the response it was decoded from. An error it throws
+    ///     fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), _ handler: @escaping @Sendable (T, HTTPResponse) throws -> Void
+    ) -> Self {
+        responseJSON(nil, type, decoder: decoder, handler)
+    }
+
+    /// Adds a handler, run on `queue`, of the response body decoded as a `Decodable` type, with the
+    /// response.
+    ///
+    /// See ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)``.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder to use.
+    ///   - handler: Gets the decoded value and the response it was decoded from. An error it throws
+    ///     fails the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseJSON<T: Decodable & Sendable>(
+        _ queue: HandlerQueue?, _ type: T.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ handler: @escaping @Sendable (T, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
             .read {
-                let value = try Self.decode(T.self, from: outcome.response, decoder: decoder)
-                return { try handler(value) }
+                let response = outcome.response ?? HTTPResponse()
+                let value = try Self.decode(T.self, from: response, decoder: decoder)
+                return { try handler(value, response) }
             }
         }
     }
@@ -113,11 +182,85 @@ extension ServiceTask {
     /// - Returns: This task, to chain more handlers.
     @discardableResult
     public func responseString(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (String) throws -> Void) -> Self {
+        responseString(queue) { text, _ in try handler(text) }
+    }
+
+    /// Adds a handler of the response as text, with the response, run when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/hello")
+    ///     .responseString { text, response in
+    ///         let language = response.value(forHTTPHeaderField: "Content-Language")
+    ///     }
+    /// ```
+    ///
+    /// The same as ``responseString(_:_:)-(_,(String)->Void)``, for a handler that also reads the
+    /// status or headers.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the text and the response it was decoded from. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseString(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (String, HTTPResponse) throws -> Void
+    ) -> Self {
         addReader(.success, queue) { outcome in
-            if let text = outcome.response?.content as? String { return .run { try handler(text) } }
+            let response = outcome.response ?? HTTPResponse()
+            if let text = response.content as? String { return .run { try handler(text, response) } }
             return .read {
-                let text = try Self.string(from: outcome.response)
-                return { try handler(text) }
+                let text = try Self.string(from: response)
+                return { try handler(text, response) }
+            }
+        }
+    }
+
+    /// Adds a handler of the response as an image, run when the request succeeded.
+    ///
+    /// ```swift
+    /// service.GET("/avatars/42.png")
+    ///     .asImage()
+    ///     .responseImage { image in
+    ///         // image.format, image.width, image.height, image.data
+    ///     }
+    /// ```
+    ///
+    /// The image is the `ImageContent` ``asImage()`` made, or else one read now from the body's
+    /// header, off the handler queue (see ``ServiceTask``): without ``asImage()`` the response's
+    /// `Content-Type` and status aren't checked, only the bytes. A body that is not a PNG, JPEG or
+    /// GIF image fails the task with a `ContentHandlerError` of code `.unparsableContent`, the raw
+    /// bytes kept as its `intermediateContent`, and the handler isn't called.
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the image: its format, size in pixels and bytes. An error it throws fails
+    ///     the task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseImage(_ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (ImageContent) throws -> Void) -> Self {
+        responseImage(queue) { image, _ in try handler(image) }
+    }
+
+    /// Adds a handler of the response as an image, with the response, run when the request
+    /// succeeded.
+    ///
+    /// The same as ``responseImage(_:_:)-(_,(ImageContent)->Void)``, for a handler that also reads
+    /// the status or headers, or the content of an `ImageDecoder` subclass that decodes the pixels
+    /// (`response.content`).
+    /// - Parameters:
+    ///   - queue: Where the handler runs; the cycle's handler queue when `nil` (see ``ServiceTask``).
+    ///   - handler: Gets the image and the response it was read from. An error it throws fails the
+    ///     task.
+    /// - Returns: This task, to chain more handlers.
+    @discardableResult
+    public func responseImage(
+        _ queue: HandlerQueue? = nil, _ handler: @escaping @Sendable (ImageContent, HTTPResponse) throws -> Void
+    ) -> Self {
+        addReader(.success, queue) { outcome in
+            let response = outcome.response ?? HTTPResponse()
+            if let image = response.content as? ImageContent { return .run { try handler(image, response) } }
+            return .read {
+                let image = try Self.image(from: response)
+                return { try handler(image, response) }
             }
         }
     }
@@ -170,8 +313,8 @@ extension ServiceTask {
     ///     }
     /// ```
     ///
-    /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)` or of a refusing
-    /// `ContentHandlerError`, decoded off the handler queue. When the error has no body, or
+    /// The body is that of an `HTTPError.statusCodeSeemsToHaveErred(_:)`, of a refusing
+    /// `ContentHandlerError` or of a ``ResponseValidationError``, decoded off the handler queue. When the error has no body, or
     /// the body doesn't decode, the handler is skipped.
     /// - Parameters:
     ///   - type: The type of the API's error document.
@@ -237,11 +380,23 @@ extension ServiceTask {
         return text
     }
 
-    /// The response an error carries: that of a status error or of a content handler's error.
+    /// The image of a response: the content an `ImageDecoder` made, or the body's header read.
+    static func image(from response: HTTPResponse?) throws -> ImageContent {
+        let response = response ?? HTTPResponse()
+        if let image = response.content as? ImageContent { return image }
+        guard let image = ImageContent(data: response.data) else {
+            throw unparsable(response, "the body is not a PNG, JPEG or GIF image", nil)
+        }
+        return image
+    }
+
+    /// The response an error carries: that of a status error, of a content handler's error or of
+    /// a validation's.
     static func errorResponse(_ error: any Error) -> HTTPResponse? {
         switch error {
         case HTTPError.statusCodeSeemsToHaveErred(let response): return response
         case let error as ContentHandlerError: return error.response
+        case let error as ResponseValidationError: return error.response
         default: return nil
         }
     }

@@ -23,12 +23,14 @@ import Jewzruxin
 ///     }
 /// ```
 ///
-/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)``, ``responseString(_:_:)``…) run
+/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)-(_,(JSON)->Void)``,
+///   ``responseString(_:_:)-(_,(String)->Void)``…) run
 ///   while the task has no error. They may throw, or call ``throwError(_:)``: the task then fails
 ///   with that error, the success handlers after them are skipped and the error handlers run.
 /// - Error handlers (``responseError(_:_:)-(_,(Error)->Void)`` and the others) run only when
 ///   the task failed: a transport error, a status the session treats as a failure (400 or more by
-///   default), an invalid URL, a cancel, or an error from a success handler.
+///   default), an invalid URL, a cancel, a response a validation refused (``validate()``), or an
+///   error from a success handler.
 /// - Handlers added after the response arrived run too, in order, after those already added.
 /// - What a handler reads from the body — the `JSON` value, a `Decodable`, the text, an API's error
 ///   document — is parsed or decoded in the handler's turn, never on a handler queue: a body of up
@@ -48,17 +50,38 @@ import Jewzruxin
 /// must come before the response handlers, right after the request method.
 ///
 /// Every handler has an `async` twin: ``response()``, ``data()``, ``json()``, ``string()``,
-/// ``decode(_:decoder:)``.
+/// ``decode(_:decoder:)``, ``image()``, and for the handlers that get the response too,
+/// ``jsonWithResponse()``, ``stringWithResponse()``, ``decodeWithResponse(_:decoder:)`` and
+/// ``imageWithResponse()``.
 ///
 /// ## Topics
 ///
 /// ### Processing a successful response
 ///
 /// - ``response(_:_:)``
-/// - ``responseJSON(_:_:)``
-/// - ``responseJSON(_:decoder:_:)``
-/// - ``responseJSON(_:_:decoder:_:)``
-/// - ``responseString(_:_:)``
+/// - ``responseJSON(_:_:)-(_,(JSON)->Void)``
+/// - ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``
+/// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T)->Void)``
+/// - ``responseString(_:_:)-(_,(String)->Void)``
+/// - ``responseImage(_:_:)-(_,(ImageContent)->Void)``
+///
+/// ### Processing a successful response with the response too
+///
+/// A handler that gets the value with the `HTTPResponse` it was read from, to read a status or a
+/// header beside it: write a closure of two parameters.
+///
+/// - ``responseJSON(_:_:)-(_,(JSON,HTTPResponse)->Void)``
+/// - ``responseJSON(_:decoder:_:)-(_,_,(T,HTTPResponse)->Void)``
+/// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T,HTTPResponse)->Void)``
+/// - ``responseString(_:_:)-(_,(String,HTTPResponse)->Void)``
+/// - ``responseImage(_:_:)-(_,(ImageContent,HTTPResponse)->Void)``
+///
+/// ### Validating the response
+///
+/// - ``validate()``
+/// - ``validate(statusCode:)``
+/// - ``validate(contentType:)``
+/// - ``ResponseValidationError``
 ///
 /// ### Handling errors
 ///
@@ -76,6 +99,7 @@ import Jewzruxin
 /// - ``asData()``
 /// - ``asString()``
 /// - ``asJSON()``
+/// - ``asImage()``
 /// - ``downloadToFile(_:)``
 /// - ``downloadToStream(_:)``
 /// - ``discardResponseContent()``
@@ -90,6 +114,11 @@ import Jewzruxin
 /// - ``json()``
 /// - ``string()``
 /// - ``decode(_:decoder:)``
+/// - ``jsonWithResponse()``
+/// - ``stringWithResponse()``
+/// - ``decodeWithResponse(_:decoder:)``
+/// - ``image()``
+/// - ``imageWithResponse()``
 ///
 /// ### Controlling the request
 ///
@@ -269,13 +298,16 @@ public final class ServiceTask: Sendable {
         }
     }
 
-    /// Adds a handler and starts the task if it isn't started.
+    /// Adds a handler and, when `starting`, starts the task if it isn't started.
+    ///
+    /// A validation (``validate()``) is added without starting: it may come before the content
+    /// handler shortcuts, which configure the cycle until the first handler starts it.
     @discardableResult
-    func add(_ handler: Handler) -> Self {
+    func add(_ handler: Handler, starting: Bool = true) -> Self {
         let step = state.withLock { $0.chain.append(handler) }
         // Called by the user, from anywhere: a handler never runs before `add` returns.
         run(stage(of: step), on: nil)
-        start()
+        if starting { start() }
         return self
     }
 

@@ -17,6 +17,7 @@ import Foundation
 // | any            | /status/N    |                                    | status N, body `status N`               |
 // | any            | /flaky/      | key fail(1) code(503) retry_after  | see Sandbox+Flaky.swift                 |
 // | GET HEAD       | /stores/     | zip (all stores)                   | JSON store array; see Sandbox+Stores    |
+// | any            | /image/F     | width (8), height (6)              | a png, jpeg, gif or svg; Sandbox+Images |
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
@@ -56,6 +57,7 @@ extension Sandbox {
         core.addRoute("/inspect", inspect)
         core.addRoute("/status/*", guarded(status))
         core.addRoute("/stores", storeLocator)
+        registerImageEndpoints(on: core)
         registerFlakyEndpoint(on: core)
         registerMultipartEndpoint(on: core)
         registerAuthEndpoints(on: core)
