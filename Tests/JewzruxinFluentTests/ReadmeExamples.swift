@@ -1,0 +1,155 @@
+import Foundation
+import Jewzruxin
+import JewzruxinFluent
+import JewzruxinSandbox
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The README's Swift examples, each between `// README example begin` and `// README example end`
+// exactly as the README has them (its `import` lines are at the top of this file). `ReadmeTests`
+// checks that the two agree and runs the examples; what an example prints is recorded, not written.
+
+/// What an example printed, line by line; ``complete`` fires once it has printed as many lines as
+/// expected (some come from callbacks, after the example's code has returned).
+final class PrintedLines: Sendable {
+    private let lines = Locked<[String]>([])
+    private let expected: Int
+    let complete = Event()
+
+    init(expecting expected: Int) {
+        self.expected = expected
+    }
+
+    func add(_ items: [Any]) {
+        let count = lines.withLock { lines in
+            lines.append(items.map { "\($0)" }.joined(separator: " "))
+            return lines.count
+        }
+        if count == expected { complete.fire() }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// The quick start at the top of the README: a sandbox of its own, one awaited call, one callback.
+func readmeQuickStart(_ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // A real HTTP/1.1 server on 127.0.0.1, on a free port, in this process.
+    let sandbox = try Sandbox.start()
+    defer { sandbox.stop() }
+
+    // One call: create a cycle, send the request, get the cycle back when it finishes.
+    let cycle = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/echo/", parameters: ["content": "dummy"])
+    print(cycle.response.statusCode ?? 0, cycle.response.text ?? "") // 200 dummy
+
+    // The same with a completion handler (it runs on the main queue by default).
+    try HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/") { cycle, error in
+        if let error { print(error); return }
+        print(cycle.response.text ?? "") // Hello World
+    }
+    // README example end
+    // The sandbox stops when this returns: wait for the callback first.
+    _ = await printed.complete.wait()
+}
+
+/// Interceptors: a header on every request, a bearer token refreshed once, a retrier.
+func readmeInterceptors(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    struct TokenAnswer: Decodable { let access_token: String; let expires_in: Double }
+
+    // A bearer token, refreshed once for all the requests that find it expired or get a 401.
+    let auth = AuthenticationInterceptor(token: BearerToken(accessToken: "stale")) { _ in
+        // The refresh goes on a session without the interceptor (here the default one).
+        let refreshed = try await HTTPCycle.post(sandbox.baseURL.absoluteString + "/bearer/refresh/?key=me")
+        let answer = try JSONDecoder().decode(TokenAnswer.self, from: refreshed.response.data)
+        return BearerToken(accessToken: answer.access_token, expiration: Date().addingTimeInterval(answer.expires_in))
+    }
+    let session = HTTPSession()
+    session.interceptors = [
+        RequestInterceptor.header("X-Client", "readme"), // every request gets it
+        auth,
+        // A 429 waits half a second and goes again, twice at most.
+        RequestInterceptor(retry: { _, failure in
+            failure.statusCode == 429 && failure.retriedCount < 2 ? .retryAfter(0.5) : .doNotRetry
+        }),
+    ]
+    let me = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/bearer/?key=me", session: session)
+    print(me.response.text ?? "") // Hello me.1 (sent with a stale token, refused, refreshed, resent)
+    // README example end
+}
+
+/// The fluent chains: typed handlers, error documents, awaiting; validation, images.
+func readmeFluent(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    struct Store: Decodable, Sendable { let name: String; let zip: String }
+    struct APIError: Decodable, Sendable { let code: String; let message: String }
+
+    let service = WebService(baseURLString: sandbox.baseURL.absoluteString)
+    service.GET("/stores/", parameters: ["zip": "15217"])
+        .responseJSON([Store].self) { stores in print(stores.map(\.name)) } // ["Squirrel Hill", "Greenfield"]
+        .responseError(APIError.self) { apiError in print(apiError.message) }
+        .responseError { error in print(error) }
+    service.GET("/stores/", parameters: ["zip": "abc"])
+        .responseJSON([Store].self) { stores in print(stores.map(\.name)) }
+        .responseError(APIError.self) { apiError in print(apiError.code) } // invalidZipCode
+
+    let stores = try await service.GET("/stores/", parameters: ["zip": "15217"]).decode([Store].self)
+    print(stores.count) // 2
+    // README example end
+    // README example begin
+    service.GET("/stores/", parameters: ["zip": "15217"], options: [.header(Request.Headers.accept, "application/json")])
+        .validate()
+        .responseJSON([Store].self) { stores, response in print(stores.count, response.statusCode ?? 0) } // 2 200
+        .responseError { error in if let refused = error as? ResponseValidationError { print(refused.reason) } }
+
+    let (json, response) = try await service.GET("/stores/").validate().jsonWithResponse()
+    let image = try await service.GET("/image/png", parameters: ["width": 64, "height": 48]).asImage().image()
+    print(image.format, image.width, image.height) // png 64 48
+    // README example end
+    print("stores listed", json.arrayValue?.count ?? 0, response.statusCode ?? 0)
+    _ = await printed.complete.wait()
+}
+
+/// Picking the native transport.
+func readmeNativeTransport(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    let session = HTTPSession(configuration: .ephemeral, transport: .native)
+    let cycle = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/", session: session)
+    let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
+    print(try await service.GET("/hello/").string()) // Hello World
+    // README example end
+    print(cycle.response.text ?? "")
+}
+
+/// TLS and proxy settings: made, not sent anywhere.
+func readmeConfiguration(certURL: URL, keyURL: URL) throws -> (HTTPSession, HTTPSession.Configuration) {
+    // README example begin
+    var configuration = HTTPSession.Configuration(.ephemeral)
+    configuration.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: "/etc/myapp/ca.pem"))]
+    configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+    configuration.tls.clientCertificate = .init(certificate: .file(certURL), privateKey: .file(keyURL))
+    configuration.tls.minimumVersion = .tls1_2
+    let session = HTTPSession(configuration: configuration) // curl on Linux
+    // README example end
+    // README example begin
+    configuration.proxy = .init(.http, host: "proxy.internal", port: 3128)
+    configuration.proxy = try .init(url: "socks5h://user:secret@127.0.0.1:1080") // the proxy resolves names
+    configuration.proxy?.excludedHosts = ["localhost", ".intranet.example", "10.0.0.0/8"]
+    // README example end
+    return (session, configuration)
+}
+
+/// NTLM on an intranet: compiled only, there is no intranet here.
+func readmeNTLM() async throws -> HTTPCycle {
+    // README example begin
+    let session = HTTPSession(configuration: .ephemeral, transport: .curl)
+    session.authentications = [NTLMAuthentication(username: "jane", password: "secret", domain: "CORP")]
+    let report = try await HTTPCycle.get("http://intranet.corp/report", session: session)
+    // README example end
+    return report
+}
