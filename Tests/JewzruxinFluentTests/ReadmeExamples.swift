@@ -110,6 +110,11 @@ func readmeFluent(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     let image = try await service.GET("/image/png", parameters: ["width": 64, "height": 48]).asImage().image()
     print(image.format, image.width, image.height) // png 64 48
     // README example end
+    // README example begin
+    struct StoreQuery: Encodable, Sendable { let zip: String; let open: Bool? }
+    let nearby = try await service.GET("/stores/", parameters: StoreQuery(zip: "15217", open: nil)).decode([Store].self)
+    print(nearby.count) // 2
+    // README example end
     print("stores listed", json.arrayValue?.count ?? 0, response.statusCode ?? 0)
     _ = await printed.complete.wait()
 }
