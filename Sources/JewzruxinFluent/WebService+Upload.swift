@@ -28,21 +28,9 @@ extension WebService {
         multipart form: MultipartFormData, to path: String, method: HTTPMethod = .post,
         options: [ServiceTask.Option] = [], progress: HTTPCycle.DidSendBodyDataHandler? = nil
     ) -> ServiceTask {
-        let urlString = absoluteURLString(path)
-        let request: HTTPRequest
-        do {
-            request = try RequestBuilder.request(method, urlString, parameters: nil, options: options)
-        } catch {
-            return ServiceTask(failure: error, session: session)
+        task(method, absoluteURLString(path), parameters: nil, options: options) { cycle in
+            cycle.uploadSource = .multipart(form)
+            cycle.didSendBodyDataHandler = progress
         }
-        guard let url = request.url else {
-            return ServiceTask(failure: HTTPError.invalidURL(urlString, reason: "not a valid URL"), session: session)
-        }
-        // The cycle is complete before the task exists: a task may start on its own soon after.
-        let cycle = HTTPCycle(requestURL: url, requestMethod: method, session: session)
-        cycle.request = request
-        cycle.uploadSource = .multipart(form)
-        cycle.didSendBodyDataHandler = progress
-        return ServiceTask(cycle: cycle)
     }
 }

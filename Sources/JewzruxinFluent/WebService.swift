@@ -107,6 +107,16 @@ public struct WebService: Sendable {
                 return ServiceTask(failure: error, session: session)
             }
         }
+        return task(method, urlString, parameters: parameters, options: options)
+    }
+
+    /// The task of the request `RequestBuilder` makes of these, its cycle completed by `prepare`
+    /// before the task exists (a task may start on its own soon after); failed from the start when
+    /// the request can't be made.
+    func task(
+        _ method: HTTPMethod, _ urlString: String, parameters: [String: any Sendable]?, options: [ServiceTask.Option],
+        prepare: (HTTPCycle) -> Void = { _ in }
+    ) -> ServiceTask {
         let request: HTTPRequest
         do {
             request = try RequestBuilder.request(method, urlString, parameters: parameters, options: options)
@@ -118,6 +128,7 @@ public struct WebService: Sendable {
         }
         let cycle = makeCycle(url, method)
         cycle.request = request
+        prepare(cycle)
         return ServiceTask(cycle: cycle)
     }
 

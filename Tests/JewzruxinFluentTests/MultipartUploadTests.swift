@@ -2,7 +2,6 @@ import Foundation
 import Jewzruxin
 import JewzruxinFluent
 import JewzruxinSandbox
-import Synchronization
 import Testing
 import JewzruxinTestSupport
 
@@ -28,7 +27,7 @@ struct FluentMultipartUploadTests {
             form.append("Jane", name: "name")
             form.append(fileAt: file, name: "notes", filename: "notes.txt")
             let length = try #require(try form.contentLength())
-            let sent = Mutex<Int64>(0)
+            let sent = Locked<Int64>(0)
             let service = makeService(sandbox)
             let report = try await service.upload(
                 multipart: form, to: "/multipart/", method: .put, options: [.header("X-Trace", "1")],
@@ -50,6 +49,22 @@ struct FluentMultipartUploadTests {
             } ?? []
             #expect(headers.contains { $0 == ("content-type", form.contentType) })
             #expect(headers.contains { $0 == ("x-trace", "1") })
+        }
+    }
+
+    @Test("an upload goes through the service's interceptors, as its other requests do")
+    func uploadIntercepted() async throws {
+        try await withSandbox { sandbox in
+            var form = MultipartFormData()
+            form.append("Jane", name: "name")
+            let service = WebService(
+                baseURLString: sandbox.baseURL.absoluteString, session: makeSession(),
+                interceptors: [RequestInterceptor.header("X-Intercepted", "yes")])
+            let echoed = try await service.upload(multipart: form, to: "/inspect/").json()
+            let headers = echoed["headers"]?.arrayValue?.compactMap { pair -> String? in
+                pair[0]?.stringValue?.lowercased() == "x-intercepted" ? pair[1]?.stringValue : nil
+            } ?? []
+            #expect(headers == ["yes"])
         }
     }
 
