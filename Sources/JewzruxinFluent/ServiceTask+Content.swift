@@ -1,5 +1,10 @@
 import Foundation
 import Jewzruxin
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // hotpotato's content handler shortcuts: they set the cycle's content handler, which receives the
 // body as it arrives. They configure the request, so they go before the response handlers, right
@@ -113,8 +118,9 @@ extension ServiceTask {
             var data = resumeData ?? DownloadResumeData(url: url, fileURL: URL(fileURLWithPath: path + ".partial"))
             data.url = url
             cycle.makeResumableDownload(from: data) { _, location in
-                // The engine removes the file after this handler: it must be at `path` by then.
-                if (try? FileManager.default.replaceItemAt(destination, withItemAt: location)) == nil {
+                // The engine removes the file after this handler: it must be at `path` by then, in
+                // one rename when the partial file is next to it, else copied.
+                if rename(location.path, destination.path) != 0 {
                     try? FileManager.default.removeItem(at: destination)
                     try? FileManager.default.copyItem(at: location, to: destination)
                 }

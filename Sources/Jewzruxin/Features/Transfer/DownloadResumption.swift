@@ -155,7 +155,7 @@ struct ContentRange: Equatable {
 
 /// Writes the responses of one attempt of a resumable download to its file: a `206` that goes on
 /// where the file ends is appended, a whole body replaces the file, a `416` is judged, any other
-/// response leaves the file alone. The file is kept whatever happens.
+/// response is refused and leaves the file alone. The file is kept whatever happens.
 final class ResumingFileWriter: ContentHandler {
     private let resumption: DownloadResumption
     private let state = Locked(WriterState())
@@ -215,7 +215,10 @@ final class ResumingFileWriter: ContentHandler {
             state.withLock { $0.mode = .writing(fd) }
             resumption.beganWholeBody(response)
         default:
-            break
+            // Refused, so that the feed keeps its body for the error (an API's message) and the
+            // file is left alone; a redirect is followed all the same.
+            throw ContentHandlerError(
+                .unacceptableStatus, reason: "a download takes a 2xx, or a 416 for a complete file", response: response)
         }
     }
 
