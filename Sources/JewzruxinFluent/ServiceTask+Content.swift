@@ -1,5 +1,10 @@
 import Foundation
 import Jewzruxin
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // hotpotato's content handler shortcuts: they set the cycle's content handler, which receives the
 // body as it arrives. They configure the request, so they go before the response handlers, right
@@ -80,6 +85,53 @@ extension ServiceTask {
     public func downloadToFile(_ path: String) -> Self {
         setContentHandler(FileWriter(path: path))
     }
+
+    /// Streams the body to a file through a partial file that a failure or a cancel keeps, so the
+    /// download can be resumed where it stopped, on every transport.
+    ///
+    /// The bytes go to `path` + `.partial` (or the file of `resumeData`) and, once complete, replace
+    /// `path`. After a failure the error handlers get a `DownloadInterruptedError` whose
+    /// `resumeData` (also ``downloadResumeData``) resumes it: a later task with
+    /// `downloadToFile(path, resumingFrom: resumeData)` asks for the bytes after those on disk with
+    /// `Range` and `If-Range`, and appends them; a server that ignores the range or whose body
+    /// changed sends it whole, which replaces the partial file.
+    ///
+    /// ```swift
+    /// service.GET("/catalog.zip")
+    ///     .downloadToFile(path, resumingFrom: savedResumeData) // nil for a first try
+    ///     .responseError { error in
+    ///         if let interrupted = error as? DownloadInterruptedError { save(interrupted.resumeData) }
+    ///     }
+    /// ```
+    ///
+    /// The request goes to the task's URL, without content coding (`Accept-Encoding: identity`);
+    /// the response's data stays empty. Call it before adding response handlers.
+    /// - Parameters:
+    ///   - path: Where the complete body goes; its directory must exist.
+    ///   - resumeData: What an interrupted download of the same URL gave; `nil` starts one.
+    /// - Returns: This task, to chain handlers.
+    @discardableResult
+    public func downloadToFile(_ path: String, resumingFrom resumeData: DownloadResumeData?) -> Self {
+        let destination = URL(fileURLWithPath: path)
+        configureCycle { cycle in
+            guard let url = cycle.request.url ?? resumeData?.url else { return }
+            var data = resumeData ?? DownloadResumeData(url: url, fileURL: URL(fileURLWithPath: path + ".partial"))
+            data.url = url
+            cycle.makeResumableDownload(from: data) { _, location in
+                // The engine removes the file after this handler: it must be at `path` by then, in
+                // one rename when the partial file is next to it, else copied.
+                if rename(location.path, destination.path) != 0 {
+                    try? FileManager.default.removeItem(at: destination)
+                    try? FileManager.default.copyItem(at: location, to: destination)
+                }
+            }
+        }
+        return self
+    }
+
+    /// What a resumable download (``downloadToFile(_:resumingFrom:)``) needs to go on from the bytes
+    /// on disk now; `nil` for another task, and once the download has succeeded.
+    public var downloadResumeData: DownloadResumeData? { cycle?.downloadResumeData }
 
     /// Writes the body to an output stream as it arrives with a `StreamWriter`, which opens the
     /// stream if needed and closes it after a successful response (statuses 200–203).

@@ -249,7 +249,8 @@ public final class ServiceTask: Sendable {
         // The handlers are moved to their queues by the task, from the thread the run ends on: one
         // hop to the handler queue, not one to the delegate queue then another.
         cycle.startInline { cycle, error in
-            box.withLock { $0.take() }?.finish(response: cycle.response, error: error)
+            // A resumable download's failure carries what to resume from.
+            box.withLock { $0.take() }?.finish(response: cycle.response, error: error.map(cycle.interrupted))
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }

@@ -18,6 +18,8 @@ import Foundation
 // | any            | /flaky/      | key fail(1) code(503) retry_after  | see Sandbox+Flaky.swift                 |
 // | GET HEAD       | /stores/     | zip (all stores)                   | JSON store array; see Sandbox+Stores    |
 // | any            | /image/F     | width (8), height (6)              | a png, jpeg, gif or svg; Sandbox+Images |
+// | any            | /range/N     | key validator change ignore_range  | N pattern bytes with Range, If-Range,   |
+// |                |              | drop_after drip_ms                 | 206/416; see Sandbox+Range.swift        |
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
@@ -64,6 +66,7 @@ extension Sandbox {
         registerBearerEndpoints(on: core)
         registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)
+        registerRangeEndpoint(on: core)
     }
 
     /// Turns a throwing endpoint into a handler that answers parameter errors with 400.

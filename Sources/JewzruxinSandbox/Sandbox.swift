@@ -134,6 +134,12 @@ public final class Sandbox: Sendable {
         core.faultCounters.count(for: key)
     }
 
+    /// The `/range/N` requests recorded for `key`, in order, with their `Range`, `If-Range` and
+    /// `Accept-Encoding`.
+    public func rangeRequests(forKey key: String) -> [RangeRequest] {
+        core.rangeRequests.requests(forKey: key)
+    }
+
     /// How many times `/bearer/refresh/` was called for `key`, failed refreshes included.
     public func bearerRefreshCount(forKey key: String) -> Int {
         core.bearerTokens.refreshCount(for: key)

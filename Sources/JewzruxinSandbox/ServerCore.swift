@@ -48,6 +48,8 @@ final class ServerCore: Sendable {
     let flakyCounters = FlakyCounters()
     /// Per-key request counters of the `/fault/` endpoints.
     let faultCounters = FlakyCounters()
+    /// The requests of `/range/N`, per key.
+    let rangeRequests = RangeRequestLog()
     /// The tokens of `/bearer/`, per key.
     let bearerTokens = BearerTokens()
     private let state = Locked(State())

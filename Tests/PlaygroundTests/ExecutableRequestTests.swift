@@ -153,6 +153,30 @@ struct ExecutableRequestTests {
         #expect(data == SandboxBody.expectedPattern(count: 200_000))
     }
 
+    @Test("a cut download keeps its partial file; download --resume asks for the rest and completes the file")
+    func resumeDownload() async throws {
+        let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
+        let run = try await PlaygroundExecutable.run(
+            ["-q", "-c", "download /range/200000?drop_after=50000 blob.bin; download --resume"], directory: directory)
+
+        #expect(run.masked.contains("kept 50000 bytes in blob.bin.partial: download --resume goes on\n"))
+        #expect(run.masked.contains("resuming blob.bin after 50000 bytes\n"))
+        #expect(run.masked.hasSuffix("206 Partial Content  N ms  200000 bytes\nsaved 200000 bytes to blob.bin\n"))
+        let data = try Data(contentsOf: directory.appendingPathComponent("blob.bin"))
+        #expect(data == SandboxBody.expectedPattern(count: 200_000))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "history" } == ["blob.bin"])
+    }
+
+    @Test("download --resume without an interrupted download says so")
+    func resumeNothing() async throws {
+        let directory = try PlaygroundExecutable.temporaryDirectory()
+        defer { PlaygroundExecutable.removeTemporaryDirectory(directory) }
+        let run = try await PlaygroundExecutable.run(["-q", "-c", "download --resume"], directory: directory)
+        #expect(run.masked == "error: no interrupted download to resume\n")
+        #expect(run.status == 1)
+    }
+
     @Test("a download the server refuses leaves no file and fails")
     func refusedDownload() async throws {
         let directory = try PlaygroundExecutable.temporaryDirectory()

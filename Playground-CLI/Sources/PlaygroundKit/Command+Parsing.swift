@@ -49,6 +49,10 @@ extension Command {
             guard arguments.count == 1 else { throw Self.usage(of: name) }
             self = .save(path: arguments[0])
         case "download":
+            if arguments == ["--resume"] {
+                self = .resumeDownload
+                break
+            }
             guard arguments.count == 2 else { throw Self.usage(of: name) }
             self = .download(target: arguments[0], path: arguments[1])
         case "template":

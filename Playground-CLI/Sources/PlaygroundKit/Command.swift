@@ -39,6 +39,8 @@ enum Command: Sendable, Hashable {
     case save(path: String)
     /// `download target FILE`: stream a body to a file, with progress.
     case download(target: String, path: String)
+    /// `download --resume`: go on with the last download that failed or was interrupted.
+    case resumeDownload
     /// `template TEMPLATE [items]`: expand an RFC 6570 URI template.
     case template(String, items: [RequestItem])
     /// `service FILE`: load an `HTTPService` profile.

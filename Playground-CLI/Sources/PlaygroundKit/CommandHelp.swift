@@ -49,9 +49,11 @@ enum CommandHelp {
             usage: "download path-or-url FILE", synopsis: "download path FILE",
             summary: "stream the body to FILE, with a progress bar",
             details: [
-                "The body goes straight to FILE through a FileWriter content handler, so memory stays flat;",
-                "FILE is replaced only when the whole body arrived with a 2xx status.",
+                "The body goes to FILE.partial as it arrives, so memory stays flat, and replaces FILE only",
+                "when the whole body arrived with a 2xx status. A download that fails or is interrupted",
+                "(Ctrl-C) keeps FILE.partial: download --resume asks for the rest (Range, If-Range).",
                 "example: download /bytes/1048576 blob.bin",
+                "example: download /range/1048576?drop_after=50000 blob.bin; download --resume",
             ]),
         Entry(
             names: ["base"], group: "Requests",

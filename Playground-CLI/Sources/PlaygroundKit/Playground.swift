@@ -103,6 +103,8 @@ final class Playground {
     var authUsername: String?
     var last: Exchange?
     var loadedService: LoadedService?
+    /// The last download that failed or was interrupted with bytes kept, for `download --resume`.
+    var interruptedDownload: (resumeData: DownloadResumeData, path: String)?
     /// The lines entered, for `history` and the line editor.
     var history: History
 
@@ -253,6 +255,7 @@ final class Playground {
         case .timing(let on): timing(on)
         case .save(let path): try save(to: path)
         case .download(let target, let path): try await download(target, to: path)
+        case .resumeDownload: try await resumeDownload()
         case .template(let template, let items): try expand(template, items)
         case .loadService(let path): try loadService(path)
         case .call(let resource, let items, let json): try await call(resource, items, json: json)

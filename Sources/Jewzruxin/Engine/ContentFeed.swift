@@ -14,6 +14,8 @@ final class ContentFeed: Sendable {
     var isImplicit: Bool { handler == nil }
     /// Where the handler writes a download made with ``HTTPCycle/downloadFileHandler``.
     let download: URL?
+    /// Whether ``download`` stays after a failure (a resumable download's partial file).
+    let keepsDownload: Bool
     private let state = Locked(State())
 
     private enum Phase {
@@ -42,9 +44,10 @@ final class ContentFeed: Sendable {
         var error: (any Error)?
     }
 
-    init(handler: (any ContentHandler)?, download: URL? = nil) {
+    init(handler: (any ContentHandler)?, download: URL? = nil, keepsDownload: Bool = false) {
         self.handler = handler
         self.download = download
+        self.keepsDownload = keepsDownload
     }
 
     /// A feed for a cycle without a handler of its own: keeps any body in memory.

@@ -79,6 +79,9 @@ extension HTTPCycle {
         let handler: DownloadFileHandler
         /// Makes the content handler that writes an attempt's body to a new file.
         let makeWriter: @Sendable (URL) -> any ContentHandler
+        /// For a resumable download: the file every attempt writes to and keeps after a failure,
+        /// used instead of ``makeWriter``.
+        var continuation: (any DownloadContinuation)?
     }
 
     /// What the caller configured, as it is now.

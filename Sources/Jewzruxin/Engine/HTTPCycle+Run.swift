@@ -127,7 +127,11 @@ extension HTTPCycle {
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
         request.connectionCredentials = Self.connectionCredentials(in: authentications ?? session.authentications)
         let feed: ContentFeed
-        if let download {
+        if let continuation = download?.continuation {
+            // Every attempt (a retry, a redirect, a restart) asks for what the file lacks now.
+            continuation.prepare(&request)
+            feed = ContentFeed(handler: continuation.makeWriter(), download: continuation.file, keepsDownload: true)
+        } else if let download {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
             feed = ContentFeed(handler: download.makeWriter(file), download: file)
         } else {
@@ -222,17 +226,20 @@ extension HTTPCycle {
     // MARK: Finishing
 
     /// Ends the run of `attempt` with `response` and `error`, if the run is still current.
-    func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil) {
+    ///
+    /// A finished `download` nobody will be given is removed, unless `keepsDownload` (a resumable
+    /// download's file, whole, which a resume then finds complete).
+    func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil, keepsDownload: Bool = false) {
         let actions = locked.withLock { s -> StateMachine.Actions? in
             guard let actions = s.machine.processingCompleted(attempt: attempt, error: error, download: download) else { return nil }
             s.response.takeOutcome(of: response)
             return actions
         }
         guard let actions else {
-            if let download { Self.removeDownload(download) }
+            if let download, !keepsDownload { Self.removeDownload(download) }
             return
         }
-        if actions.delivery == nil, let download { Self.removeDownload(download) }
+        if actions.delivery == nil, let download, !keepsDownload { Self.removeDownload(download) }
         perform(actions)
     }
 

@@ -83,6 +83,8 @@ extension HTTPCycle {
             var retried = 0
             var authenticationFailures = 0
             var redirects = 0
+            /// Resent for a resumable download's whole body after a `416` (once at most).
+            var restarts = 0
         }
 
         /// Side effects decided under the lock and carried out after it is released, so no transport
@@ -233,6 +235,8 @@ extension HTTPCycle {
         enum ResendReason: Sendable {
             case authentication
             case redirect
+            /// A resumable download starts again from the first byte.
+            case restart
         }
 
         /// The outcome of `attempt` calls for sending again at once (an authentication answer, a
@@ -243,6 +247,7 @@ extension HTTPCycle {
             switch reason {
             case .authentication: counters.authenticationFailures += 1
             case .redirect: counters.redirects += 1
+            case .restart: counters.restarts += 1
             }
             return beginAttempt()
         }

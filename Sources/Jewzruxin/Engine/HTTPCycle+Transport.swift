@@ -72,6 +72,7 @@ extension HTTPCycle {
         var responseProcessors: [HTTPProcessor]?
         var authentications: [any HTTPAuthenticator]?
         var interceptors: [any HTTPInterceptor]?
+        var continuation: (any DownloadContinuation)?
         var counters: StateMachine.Counters
         var solicited: Bool
     }
@@ -83,7 +84,7 @@ extension HTTPCycle {
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
                 error: completed.error.map(Self.mapTransportError),
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
-                interceptors: s.settings.interceptors, counters: s.machine.counters, solicited: s.settings.solicited)
+                interceptors: s.settings.interceptors, continuation: s.settings.download?.continuation, counters: s.machine.counters, solicited: s.settings.solicited)
         }
         // Taken, not copied: what finished holds a response, a request and their references.
         guard var finished = taken.take() else { return }
@@ -122,7 +123,16 @@ extension HTTPCycle {
                let unavailable = unavailableAuthentication(finished.response, sent: finished.sent) {
                 finished.error = unavailable
             } else if session.shouldTreatStatusCodeAsFailure(status) {
-                finished.error = HTTPError.statusCodeSeemsToHaveErred(finished.response)
+                switch finished.continuation?.verdict(on: finished.response) ?? .fail {
+                case .complete:
+                    break
+                case .restart where finished.counters.restarts == 0:
+                    finished.feed.abandon()
+                    resend(finished.sent, after: attempt, reason: .restart)
+                    return
+                case .restart, .fail:
+                    finished.error = HTTPError.statusCodeSeemsToHaveErred(finished.response)
+                }
             }
             if finished.error == nil, let refusal = finished.feed.refusal(for: finished.response) {
                 finished.error = refusal
@@ -157,12 +167,12 @@ extension HTTPCycle {
         response.data = parsed.data
         response.content = parsed.content
         if let error = parsed.error {
-            if let download = feed.download { Self.removeDownload(download) }
+            if let download = feed.download, !feed.keepsDownload { Self.removeDownload(download) }
             finish(attempt: attempt, response: response, error: error)
             return
         }
         guard !processors.isEmpty else {
-            finish(attempt: attempt, response: response, error: nil, download: feed.download)
+            finish(attempt: attempt, response: response, error: nil, download: feed.download, keepsDownload: feed.keepsDownload)
             return
         }
         // A processor's failure reports the response as it was before the processors.
@@ -173,7 +183,7 @@ extension HTTPCycle {
             finish(attempt: attempt, response: response, error: error)
             return
         }
-        finish(attempt: attempt, response: processed, error: nil, download: feed.download)
+        finish(attempt: attempt, response: processed, error: nil, download: feed.download, keepsDownload: feed.keepsDownload)
     }
 
     /// The request answering a 401's challenges with an `Authorization`, once (twice for a stale
