@@ -119,6 +119,33 @@ func readmeFluent(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     _ = await printed.complete.wait()
 }
 
+/// A resumable download, cut by the sandbox after 30 000 bytes and resumed; leaves `blob.bin` in the
+/// temporary directory, for the test to check and remove.
+func readmeResumableDownload(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // A download that keeps its partial file when it fails, and goes on from it later, even after a
+    // relaunch: the library's own resume data, the same on every transport.
+    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("blob.bin")
+    let move: HTTPCycle.DownloadFileHandler = { _, location in
+        try? FileManager.default.removeItem(at: destination)
+        try? FileManager.default.moveItem(at: location, to: destination)
+    }
+    do {
+        // The sandbox cuts this response after 30 000 of its 100 000 bytes.
+        try await HTTPCycle.resumableDownload(sandbox.baseURL.absoluteString + "/range/100000?drop_after=30000",
+                                              downloadFileHandler: move)
+    } catch let interrupted as DownloadInterruptedError {
+        let saved = try JSONEncoder().encode(interrupted.resumeData) // Codable: keep it with the file
+        let resumeData = try JSONDecoder().decode(DownloadResumeData.self, from: saved)
+        print(resumeData.bytesReceived) // 30000
+        // Range: bytes=30000-, If-Range: the ETag (else Last-Modified); the 206 is appended.
+        let cycle = try await HTTPCycle.download(resumingFrom: resumeData, downloadFileHandler: move)
+        print(cycle.response.statusCode ?? 0) // 206, and blob.bin holds the 100 000 bytes
+    }
+    // README example end
+}
+
 /// Picking the native transport.
 func readmeNativeTransport(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }

@@ -101,6 +101,18 @@ struct ReadmeTests {
         }
     }
 
+    @Test("the resumable download example resumes after 30 000 bytes with a 206, the file whole")
+    func resumableDownload() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("blob.bin")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let printed = PrintedLines(expecting: 2)
+            try await readmeResumableDownload(sandbox, printed)
+            #expect(printed.all == ["30000", "206"])
+            #expect(try Data(contentsOf: file) == SandboxBody.expectedPattern(count: 100_000))
+        }
+    }
+
     @Test("the native transport example gets Hello World")
     func nativeTransport() async throws {
         try await Sandbox.withSandbox { sandbox in

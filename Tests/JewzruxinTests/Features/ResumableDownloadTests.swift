@@ -280,33 +280,3 @@ struct DownloadResumeDataTests {
         #expect(ContentRange(header) == nil)
     }
 }
-
-/// The README's resumable download example, as written there but on the transport under test.
-@Suite("README: resumable downloads", .onEveryTransport)
-struct ResumableDownloadReadmeTests {
-    @Test("the example resumes after 30 000 bytes with a 206 and the file is whole")
-    func readmeExample() async throws {
-        try await withSandbox { sandbox in
-            let session = try resumableSession()
-            let destination = session.downloadDirectory.appendingPathComponent("blob.bin")
-            let move: HTTPCycle.DownloadFileHandler = { _, location in
-                try? FileManager.default.removeItem(at: destination)
-                try? FileManager.default.moveItem(at: location, to: destination)
-            }
-            var printed: [String] = []
-            do {
-                try await HTTPCycle.resumableDownload(sandbox.baseURL.absoluteString + "/range/100000?drop_after=30000",
-                                                      session: session, downloadFileHandler: move)
-            } catch let interrupted as DownloadInterruptedError {
-                let saved = try JSONEncoder().encode(interrupted.resumeData)
-                let resumeData = try JSONDecoder().decode(DownloadResumeData.self, from: saved)
-                printed.append(String(resumeData.bytesReceived))
-                let cycle = try await HTTPCycle.download(resumingFrom: resumeData, session: session, downloadFileHandler: move)
-                printed.append(String(cycle.response.statusCode ?? 0))
-            }
-            #expect(printed == ["30000", "206"])
-            #expect(try Data(contentsOf: destination) == SandboxBody.expectedPattern(count: 100_000))
-            #expect(try session.leftoverDownloadFiles() == ["blob.bin"])
-        }
-    }
-}
