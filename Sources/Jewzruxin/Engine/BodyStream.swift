@@ -89,6 +89,9 @@ package final class BodyStream: ContentHandler, Sendable {
     /// The most body bytes that waited for the consumer at once.
     package var peakBuffered: Int { state.withLock { $0.peakBuffered } }
 
+    /// Whether the stream still holds its cycle (to cancel it): until the run ends.
+    var retainsCycle: Bool { state.withLock { $0.cycle != nil } }
+
     /// Whether the current attempt's transfer is held back by a blocked `append` (set before it
     /// starts).
     func setPacesTransfer(_ paces: Bool) {
