@@ -25,8 +25,6 @@ extension HTTPCycle {
     ///
     /// The sequence can be iterated once: a second iterator gets nothing more.
     public struct ByteStream: AsyncSequence, Sendable {
-        public typealias Element = Data
-
         /// Ends the stream, and cancels the run, when the last copy of the sequence and of its
         /// iterator is gone.
         final class Lifetime: Sendable {
@@ -144,7 +142,7 @@ extension HTTPCycle {
     /// Get it before starting the cycle to see every step. A slow reader gets the latest value, not
     /// every one; the last is the body's total. A new response (a followed redirect, a retry)
     /// starts again from zero.
-    public var downloadProgress: AsyncStream<TransferProgress> { progress(.download) }
+    public var downloadProgress: AsyncStream<TransferProgress> { progress(.received) }
 
     /// The upload progress of the current run, or of the next one when none is running: the bytes
     /// of the request body sent so far, and the total when it is known. It ends when that run ends,
@@ -152,7 +150,7 @@ extension HTTPCycle {
     ///
     /// Get it before starting the cycle to see every step. A slow reader gets the latest value, not
     /// every one.
-    public var uploadProgress: AsyncStream<TransferProgress> { progress(.upload) }
+    public var uploadProgress: AsyncStream<TransferProgress> { progress(.sent) }
 
     private func progress(_ direction: ProgressObserver.Direction) -> AsyncStream<TransferProgress> {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
@@ -175,7 +173,8 @@ extension HTTPCycle {
 
 /// A progress sequence fed by a cycle until its run ends.
 struct ProgressObserver: Sendable {
-    enum Direction: Sendable { case download, upload }
+    /// The body received (the response's) or sent (the request's).
+    enum Direction: Sendable { case received, sent }
 
     let id = UUID()
     let direction: Direction

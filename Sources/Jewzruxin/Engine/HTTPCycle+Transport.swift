@@ -30,7 +30,7 @@ extension HTTPCycle {
             // The response (for its expected length) only for progress: a chunk of a response
             // without a handler or a sequence for it needn't copy it.
             let handler = s.settings.didWriteData
-            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .download }
+            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .received }
             return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.handlers, observers)
         }
         guard let (feed, handler, response, handlers, observers) = taken, let total = try feed.append(chunk), let response else { return }
@@ -56,7 +56,7 @@ extension HTTPCycle {
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
         let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerDelivery, [ProgressObserver])? in
             guard s.machine.isCurrent(attempt) else { return nil }
-            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .upload }
+            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .sent }
             return (s.settings.didSendBodyData, s.handlers, observers)
         }
         guard let (handler, handlers, observers) = taken else { return }
