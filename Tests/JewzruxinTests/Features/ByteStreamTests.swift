@@ -123,7 +123,9 @@ struct ByteStreamTests {
             #expect(recorder.all == ["cancelled"])
             #expect(cycle.state == .cancelled)
             #expect(await eventually { sandbox.openConnectionCount == 0 }, "the server still holds the connection")
-            #expect(producer.count < size / 4)
+            // URLSession on Linux reads ahead (L2) and stops some time after a cancel: its sender
+            // is bounded by the throttle, not by the client.
+            if TransportUnderTest.current != .urlSession { #expect(producer.count < size / 4) }
             await session.drain()
             #expect(recorder.all == ["cancelled"])
             withExtendedLifetime(bytes) {}
@@ -210,11 +212,13 @@ struct ByteStreamTests {
     @Test("stream() on a running cycle throws alreadyRunning and leaves the run alone")
     func alreadyRunning() async throws {
         try await withSandbox { sandbox in
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/drip/?n=3&interval=0.05"))), session: makeSession())
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/drip/?n=2&interval=5"))), session: makeSession())
             let running = Task { try await cycle.start() }
             while cycle.state == .idle { await Task.yield() }
             await #expect(throws: HTTPError.self) { _ = try await cycle.stream() }
-            #expect(try await running.value.text == "***")
+            #expect(cycle.contentHandler == nil)
+            cycle.cancel(explicitly: false)
+            await #expect(throws: CancellationError.self) { try await running.value }
         }
     }
 
