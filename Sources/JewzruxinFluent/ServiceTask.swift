@@ -119,6 +119,10 @@ import Jewzruxin
 /// - ``decodeWithResponse(_:decoder:)``
 /// - ``image()``
 /// - ``imageWithResponse()``
+/// - ``stream()``
+/// - ``bytes``
+/// - ``downloadProgress``
+/// - ``uploadProgress``
 ///
 /// ### Controlling the request
 ///

@@ -117,3 +117,42 @@ struct AsyncTwinTests {
         }
     }
 }
+
+@Suite("Fluent body streams and progress", .onEveryTransport)
+struct FluentByteStreamTests {
+    @Test("task.bytes gives the body complete and in order; task.stream() the head first")
+    func bytes() async throws {
+        try await withSandbox { sandbox in
+            let service = makeService(sandbox)
+            var body = Data()
+            for try await chunk in service.GET("/bytes/300000").bytes { body.append(chunk) }
+            #expect(body == SandboxBody.expectedPattern(count: 300000))
+
+            let task = service.GET("/bytes/1000")
+            let progress = task.downloadProgress
+            let (response, bytes) = try await task.stream()
+            #expect(response.statusCode == 200)
+            var count = 0
+            for try await chunk in bytes { count += chunk.count }
+            #expect(count == 1000)
+            var last: TransferProgress?
+            for await step in progress { last = step }
+            #expect(last?.completedBytes == 1000)
+        }
+    }
+
+    @Test("an error status throws from the first next(), with the body kept")
+    func errorStatus() async throws {
+        try await withSandbox { sandbox in
+            do {
+                for try await _ in makeService(sandbox).searchStores(zipCode: "1521").bytes {
+                    Issue.record("an error status gives no byte")
+                }
+                Issue.record("a 400 must throw")
+            } catch HTTPError.statusCodeSeemsToHaveErred(let response) {
+                #expect(response.statusCode == 400)
+                #expect(!response.data.isEmpty)
+            }
+        }
+    }
+}

@@ -146,6 +146,24 @@ func readmeResumableDownload(_ sandbox: Sandbox, _ printed: PrintedLines) async 
     // README example end
 }
 
+/// The body and the progress as async sequences.
+func readmeStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws -> Int {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // The head first, then the body as it arrives, in Data chunks.
+    let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/bytes/1048576"))
+    let progress = cycle.downloadProgress   // TransferProgress values until the run ends
+    let (response, bytes) = try await cycle.stream()
+    print(response.statusCode ?? 0, response.expectedContentLength) // 200 1048576
+    var total = 0
+    for try await chunk in bytes { total += chunk.count }            // break or cancel: the request is cancelled
+    for await step in progress { print(step) }                       // "1048576 of 1048576 bytes"
+
+    // The fluent layer: service.GET("/bytes/1048576").bytes, task.stream(), task.downloadProgress.
+    // README example end
+    return total
+}
+
 /// Picking the native transport.
 func readmeNativeTransport(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }

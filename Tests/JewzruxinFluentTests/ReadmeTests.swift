@@ -113,6 +113,17 @@ struct ReadmeTests {
         }
     }
 
+    @Test("the stream example reads the whole body, its progress ending at the total")
+    func streams() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 0)
+            let total = try await readmeStreams(sandbox, printed)
+            #expect(total == 1_048_576)
+            #expect(printed.all.first == "200 1048576")
+            #expect(printed.all.last == "1048576 of 1048576 bytes")
+        }
+    }
+
     @Test("the native transport example gets Hello World")
     func nativeTransport() async throws {
         try await Sandbox.withSandbox { sandbox in

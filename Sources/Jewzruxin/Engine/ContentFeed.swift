@@ -168,6 +168,13 @@ final class ContentFeed: Sendable {
         }
     }
 
+    /// The run is ending: a handler blocked in ``ContentHandler/append(_:)`` waiting for its
+    /// consumer (``BodyStream``) returns, without the feed's lock, so that the transfer can be
+    /// cancelled and the feed abandoned.
+    func interrupt() {
+        (handler as? BodyStream)?.interrupt()
+    }
+
     /// The response won't be used (a failure, a cancel, a retry): cleans the handler up.
     func abandon() {
         state.withLock { s in

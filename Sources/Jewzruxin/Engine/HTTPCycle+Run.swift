@@ -17,13 +17,21 @@ extension HTTPCycle {
     /// Carries out what a transition decided: no transport call, timer, activity observer or handler
     /// runs while the cycle is locked.
     func perform(_ actions: StateMachine.Actions) {
+        // A body stream's writer may be blocked on a transport's thread, inside the feed's lock:
+        // freed first, it lets the transfer stop and the feed be abandoned.
+        if actions.runEnd != nil { actions.feedToAbandon?.interrupt() }
         actions.transferToCancel?.cancel()
         actions.interceptionToCancel?.cancel()
         actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
         if let end = actions.runEnd {
-            for monitor in locked.withLock({ $0.monitors }) { monitor.cycle(self, didFinishWith: end.error) }
+            let (monitors, observers) = locked.withLock { s in
+                defer { s.progressObservers = [] }
+                return (s.monitors, s.progressObservers)
+            }
+            for monitor in monitors { monitor.cycle(self, didFinishWith: end.error) }
+            for observer in observers { observer.continuation.finish() }
         }
         if let delivery = actions.delivery { deliver(delivery) }
     }
@@ -138,7 +146,9 @@ extension HTTPCycle {
             feed = handler.map { ContentFeed(handler: $0) } ?? .implicit()
         }
         let events = session.transfers.register(self, attempt: attempt)
-        let transfer = session.transport(for: request.url).makeTransfer(for: request, upload: source, events: events)
+        let transport = session.transport(for: request.url)
+        (feed.handler as? BodyStream)?.setPacesTransfer(transport.pacesBodyToHandler)
+        let transfer = transport.makeTransfer(for: request, upload: source, events: events)
         let started = locked.withLock { s in
             s.machine.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request)
         }

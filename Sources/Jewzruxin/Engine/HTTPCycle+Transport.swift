@@ -25,16 +25,22 @@ extension HTTPCycle {
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerDelivery)? in
+        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerDelivery, [ProgressObserver])? in
             guard let feed = s.machine.feed(of: attempt) else { return nil }
-            // The response (for its expected length) only for a progress handler: a chunk of a
-            // response without one needn't copy it.
+            // The response (for its expected length) only for progress: a chunk of a response
+            // without a handler or a sequence for it needn't copy it.
             let handler = s.settings.didWriteData
-            return (feed, handler, handler == nil ? nil : s.response, s.handlers)
+            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .received }
+            return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.handlers, observers)
         }
-        guard let (feed, handler, response, handlers) = taken, let total = try feed.append(chunk), let handler, let response else { return }
-        let written = Int64(chunk.count)
+        guard let (feed, handler, response, handlers, observers) = taken, let total = try feed.append(chunk), let response else { return }
         let expected = Self.expectedLength(of: response)
+        if !observers.isEmpty {
+            let progress = TransferProgress(completedBytes: total, expectedBytes: expected < 0 ? nil : expected)
+            for observer in observers { observer.continuation.yield(progress) }
+        }
+        guard let handler else { return }
+        let written = Int64(chunk.count)
         handlers.enqueue { handler(self, written, total, expected) }
     }
 
@@ -48,9 +54,17 @@ extension HTTPCycle {
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
-        let taken = locked.withLock { s in s.machine.isCurrent(attempt) ? s.settings.didSendBodyData.map { ($0, s.handlers) } : nil }
-        guard let (handler, handlers) = taken else { return }
-        handlers.enqueue { handler(self, bytes, total, expected) }
+        let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerDelivery, [ProgressObserver])? in
+            guard s.machine.isCurrent(attempt) else { return nil }
+            let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .sent }
+            return (s.settings.didSendBodyData, s.handlers, observers)
+        }
+        guard let (handler, handlers, observers) = taken else { return }
+        if !observers.isEmpty {
+            let progress = TransferProgress(completedBytes: total, expectedBytes: expected > 0 ? expected : nil)
+            for observer in observers { observer.continuation.yield(progress) }
+        }
+        handler.map { handler in handlers.enqueue { handler(self, bytes, total, expected) } }
     }
 
     /// The content handler failed: stop the transfer and end the attempt with `error` at once,
@@ -141,6 +155,11 @@ extension HTTPCycle {
         if let error = finished.error {
             // Whatever happens next, this try's body (a partial file) is of no use.
             finished.feed.abandon()
+            // A body already partly streamed can't start over: the run ends with its error.
+            if (finished.feed.handler as? BodyStream)?.hasPublished == true {
+                finish(attempt: attempt, response: finished.response, error: error)
+                return
+            }
             let failure = Failure(
                 response: finished.response, sent: finished.sent, error: error,
                 counters: finished.counters, solicited: finished.solicited)

@@ -40,6 +40,8 @@ public final class HTTPCycle: Sendable {
         var handlers: HandlerDelivery
         /// What hears the current run's events: the session's monitors when it began.
         var monitors: [any HTTPEventMonitor] = []
+        /// The progress sequences to feed until the run ends.
+        var progressObservers: [ProgressObserver] = []
     }
 
     /// What the caller configured: read when a run or an attempt begins.

@@ -39,6 +39,15 @@ public protocol HTTPTransport: Sendable {
     /// - Parameter configuration: The session's configuration.
     /// - Returns: The transport to use.
     func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport
+
+    /// Whether a transfer reads its body no faster than the content handler takes it, so that a
+    /// handler that blocks in ``ContentHandler/append(_:)`` holds back its own transfer (its
+    /// connection, or its stream), and neither memory nor the session's other transfers; `false`
+    /// (the default) when blocking there would hold up other transfers or let bytes pile up.
+    ///
+    /// ``HTTPCycle/ByteStream`` blocks the transfer while its buffer is full when this is `true`,
+    /// and otherwise buffers what arrives.
+    var pacesBodyToHandler: Bool { get }
 }
 
 extension HTTPTransport {
@@ -47,6 +56,9 @@ extension HTTPTransport {
 
     /// This transport, unchanged.
     public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport { self }
+
+    /// No: a handler must not block.
+    public var pacesBodyToHandler: Bool { false }
 }
 
 /// One request on its way through a transport.

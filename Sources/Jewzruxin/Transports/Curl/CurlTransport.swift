@@ -119,6 +119,10 @@ public final class CurlTransport: HTTPTransport {
     /// `http` and `https`.
     public var schemes: Set<String>? { ["http", "https"] }
 
+    /// Yes: past its first 256 KiB a body reaches the handler from a queue of its transfer's own,
+    /// and the transfer pauses in libcurl while 1 MiB waits there.
+    public var pacesBodyToHandler: Bool { true }
+
     /// This transport, or a new one with `configuration` if this one was made to take its session's.
     public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
         guard takesSessionConfiguration else { return self }

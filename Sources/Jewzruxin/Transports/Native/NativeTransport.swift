@@ -115,6 +115,9 @@ public final class NativeTransport: HTTPTransport {
     /// here, and all but `http` fail with `URLError(.unsupportedURL)`.
     public var schemes: Set<String>? { options.usesURLSessionForHTTPS ? ["http"] : nil }
 
+    /// Yes: a body is read on its connection's thread as the handler takes it.
+    public var pacesBodyToHandler: Bool { true }
+
     /// This transport, or a new one with `configuration` if this one was made to take its session's.
     public func configured(for configuration: HTTPSession.Configuration) -> any HTTPTransport {
         guard takesSessionConfiguration else { return self }
