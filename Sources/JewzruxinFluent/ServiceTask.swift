@@ -43,9 +43,11 @@ import Jewzruxin
 /// or, added once the task has finished with nothing to read, at once, inside the call that adds it.
 /// Keep it short and never block in it.
 ///
-/// The task starts when its first response handler is added. A task with none starts on its own
-/// in the handler queue's first turn once a few milliseconds have passed since it was made, so
-/// that `service.POST("/x", parameters: p)` alone sends the request.
+/// The task starts when its first response handler is added, when ``resume()`` is called, or, with
+/// neither, when the last reference to it goes, so that `service.POST("/x", parameters: p)` alone
+/// sends the request, at the end of the statement. A chain written across statements is complete
+/// when the request goes, wherever and however slowly it is written; a task kept with no handler
+/// waits for one (or for ``resume()``).
 /// The content handler shortcuts (``asJSON()``, ``downloadToFile(_:)``…) configure the cycle and
 /// must come before the response handlers, right after the request method.
 ///
@@ -133,9 +135,8 @@ public final class ServiceTask: Sendable {
     /// The cycle that sends the request, for inspection (request, response, state); `nil` when the
     /// request could not be made (an invalid URL), the task then being failed from the start.
     ///
-    /// Change it with ``configure(_:)``, which applies only while the request hasn't gone: a task
-    /// with no handler yet may start on its own from a few milliseconds after it was made, so a
-    /// change made here directly may come too late. Cancel with ``cancel()`` rather than the cycle's own
+    /// Change it with ``configure(_:)``, which applies only while the request hasn't gone (until
+    /// the first handler, ``resume()``, or the task's release). Cancel with ``cancel()`` rather than the cycle's own
     /// `cancel(explicitly: true)`, after which the handlers would never run.
     public let cycle: HTTPCycle?
 
@@ -161,21 +162,30 @@ public final class ServiceTask: Sendable {
         case finished
     }
 
-    /// How long after it was made a task with no handler starts on its own at the earliest, so
-    /// that a chain written with it off the handler queue (content shortcuts first) is complete
-    /// before the request goes.
-    static let automaticStartDelay = DispatchTimeInterval.milliseconds(10)
-
     /// Makes the task of a cycle that is not started yet.
     init(cycle: HTTPCycle) {
         self.cycle = cycle
         self.session = cycle.session
         self.state = Locked(State(lifecycle: .idle))
-        // A chain written on the handler queue is complete by that queue's next turn after the
-        // delay: in the usual case its first handler has started the task by then, and the start
-        // finds nothing to do. One timer of the session serves all the tasks waiting; the line
-        // holds the task until then.
-        session.postponed.post(after: Self.automaticStartDelay, self)
+    }
+
+    /// A task released with no handler and not cancelled sends its request then: its chain, content
+    /// shortcuts included, is complete, and nothing is left to wait for its outcome.
+    deinit {
+        guard state.withLock({ $0.lifecycle == .idle }), let cycle else { return }
+        cycle.startInline { _, _ in }
+    }
+
+    /// Sends the request now, if it hasn't gone, without a handler: for a task kept (in a property,
+    /// say) whose handlers come later, or never.
+    ///
+    /// A task starts on its own when its first handler is added, or when it is released with none;
+    /// call this to start it before either.
+    /// - Returns: This task, to chain handlers on.
+    @discardableResult
+    public func resume() -> Self {
+        start()
+        return self
     }
 
     /// Makes a task failed from the start with `error`: only its error handlers will run.
@@ -448,12 +458,4 @@ public final class ServiceTask: Sendable {
             }
         }
     }
-}
-
-extension ServiceTask: PostponedCall {
-    /// Whether the task still waits for its first handler.
-    package var isPending: Bool { state.withLock { $0.lifecycle == .idle } }
-
-    /// Starts the task, which no handler has started yet.
-    package func runPostponed() { start() }
 }

@@ -74,14 +74,14 @@ public struct WebService: Sendable {
 
     /// Makes the task of a request.
     ///
-    /// The result may be ignored: a task with no handler sends its request on its own.
+    /// The result may be ignored: a task released with no handler sends its request then.
     ///
     /// Parameters go in the query of `GET` and `HEAD` requests, percent-encoded and merged with any
     /// query `path` has; for every other method, `DELETE` included (as in the Swallow seed), they are
     /// the body, encoded as the ``ServiceTask/Option/parameterEncoding(_:)`` option says
     /// (percent-encoded by default), or go in the query with `.parameterEncoding(.query)`. The
-    /// task starts when its first response handler is added, or else on its own on the handler
-    /// queue's next turn, a few milliseconds after it was made at the earliest.
+    /// task starts when its first response handler is added, or ``ServiceTask/resume()`` is called, or
+    /// else when it is released.
     /// - Parameters:
     ///   - method: The request method.
     ///   - path: A path relative to ``baseURLString`` (see ``absoluteURLString(_:)``), or an absolute URL.
@@ -111,7 +111,7 @@ public struct WebService: Sendable {
     }
 
     /// The task of the request `RequestBuilder` makes of these, its cycle completed by `prepare`
-    /// before the task exists (a task may start on its own soon after); failed from the start when
+    /// before the task exists (a task released at once starts then); failed from the start when
     /// the request can't be made.
     func task(
         _ method: HTTPMethod, _ urlString: String, parameters: [String: any Sendable]?, options: [ServiceTask.Option],

@@ -39,11 +39,8 @@ func makeService(_ sandbox: Sandbox, session: HTTPSession = makeSession()) -> We
     WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
 }
 
-/// Writes a task's chain (the request, then the shortcuts that configure its cycle) with `service`'s
-/// delegate queue suspended. A task with no handler yet starts on its own in a turn of that queue
-/// once 10 ms have passed since it was made; while the whole suite saturates the machine, the test's
-/// thread can stall longer than that between two calls of one chain, and the task would then start
-/// without what the later calls configure.
+/// Writes a task's chain with `service`'s delegate queue suspended, so that no handler of it runs
+/// before the whole chain is written.
 func chain<T>(on service: WebService, _ write: () throws -> T) rethrows -> T {
     service.session.delegateQueue.isSuspended = true
     defer { service.session.delegateQueue.isSuspended = false }

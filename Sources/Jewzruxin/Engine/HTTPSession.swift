@@ -22,8 +22,6 @@ public final class HTTPSession: Sendable {
     public let workerQueue: OperationQueue
     /// How handler calls reach ``delegateQueue``.
     package let delivery: HandlerDelivery
-    /// Calls to run on ``delegateQueue`` after a delay, with one timer for all of them.
-    package let postponed: PostponedCalls
 
     /// Where requests go on the wire: the transport the session was made with, or the default one.
     public let transport: any HTTPTransport
@@ -77,7 +75,6 @@ public final class HTTPSession: Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
         self.delivery = self.delegateQueue === OperationQueue.main ? .main : HandlerDelivery(queue: self.delegateQueue)
-        self.postponed = PostponedCalls(delivery: self.delivery)
         self.workerQueue = workerQueue ?? {
             let queue = OperationQueue()
             queue.name = "Jewzruxin.HTTPSession.worker"
