@@ -56,7 +56,7 @@ final class MultipartBodyReader {
     /// Closes the file or stream being read.
     func close() {
         if file >= 0 {
-            _ = systemClose(file)
+            _ = POSIXFile.close(file)
             file = -1
         }
         stream?.close()
@@ -145,4 +145,3 @@ final class MultipartBodyReader {
 // The C library's calls, named apart from the reader's own `close()`.
 private func systemOpen(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
 private func systemRead(_ file: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(file, buffer, count) }
-private func systemClose(_ file: Int32) -> Int32 { close(file) }

@@ -79,19 +79,7 @@ open class FileWriter: SelectiveDiscarder, @unchecked Sendable {
     open override func append(_ data: Data) throws {
         let fd = descriptor
         guard fd >= 0 else { throw ContentHandlerError(.writeFailed, reason: "no file is open for \(url.path)", response: response) }
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard var pointer = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = write(fd, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw systemError(.writeFailed, "can't write to \(url.path)")
-                }
-                pointer += written
-                remaining -= written
-            }
-        }
+        guard POSIXFile.writeAll(data, to: fd) else { throw systemError(.writeFailed, "can't write to \(url.path)") }
         bytesWritten += Int64(data.count)
     }
 
@@ -104,7 +92,7 @@ open class FileWriter: SelectiveDiscarder, @unchecked Sendable {
         }
         let fd = descriptor
         descriptor = -1
-        guard closeFile(fd) == 0 else { throw systemError(.writeFailed, "can't finish writing \(url.path)") }
+        guard POSIXFile.close(fd) == 0 else { throw systemError(.writeFailed, "can't finish writing \(url.path)") }
         guard rename(partial, url.path) == 0 else { throw systemError(.unusableDestination, "can't move the download to \(url.path)") }
         partialPath = nil
         return nil
@@ -118,7 +106,7 @@ open class FileWriter: SelectiveDiscarder, @unchecked Sendable {
 
     private func closeAndRemovePartial() {
         if descriptor >= 0 {
-            _ = closeFile(descriptor)
+            _ = POSIXFile.close(descriptor)
             descriptor = -1
         }
         if let partial = partialPath {
@@ -133,12 +121,4 @@ open class FileWriter: SelectiveDiscarder, @unchecked Sendable {
         return ContentHandlerError(
             code, reason: "\(what): \(String(cString: strerror(number)))", response: response, underlyingError: underlying)
     }
-}
-
-private func closeFile(_ descriptor: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.close(descriptor)
-    #else
-    Darwin.close(descriptor)
-    #endif
 }

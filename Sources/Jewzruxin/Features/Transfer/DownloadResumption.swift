@@ -225,18 +225,8 @@ final class ResumingFileWriter: ContentHandler {
     func append(_ data: Data) throws {
         let (mode, response) = state.withLock { ($0.mode, $0.response) }
         guard case .writing(let fd) = mode else { return }
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard var pointer = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = write(fd, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw systemError(.writeFailed, "can't write to \(resumption.file.path)", response)
-                }
-                pointer += written
-                remaining -= written
-            }
+        guard POSIXFile.writeAll(data, to: fd) else {
+            throw systemError(.writeFailed, "can't write to \(resumption.file.path)", response)
         }
     }
 
@@ -275,19 +265,11 @@ final class ResumingFileWriter: ContentHandler {
             s.mode = .ignoring
             return fd
         }
-        if let fd { _ = closeDescriptor(fd) }
+        if let fd { _ = POSIXFile.close(fd) }
     }
 
     private func systemError(_ code: ContentHandlerError.Code, _ what: String, _ response: HTTPResponse?) -> ContentHandlerError {
         let number = errno
         return ContentHandlerError(code, reason: "\(what): \(String(cString: strerror(number)))", response: response)
     }
-}
-
-private func closeDescriptor(_ descriptor: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.close(descriptor)
-    #else
-    Darwin.close(descriptor)
-    #endif
 }
