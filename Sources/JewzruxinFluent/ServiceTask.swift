@@ -151,6 +151,11 @@ public final class ServiceTask: Sendable {
         var chain = HandlerChain()
         /// ``cancel()`` was called once the task had started.
         var cancelRequested = false
+        /// Changes to the cycle running now (``configureCycle(_:)``, outside the lock): the task
+        /// starts when the last one is done.
+        var configuring = 0
+        /// ``start()`` came while the cycle was being changed.
+        var startsAfterConfiguring = false
     }
 
     private enum Lifecycle {
@@ -253,6 +258,11 @@ public final class ServiceTask: Sendable {
     func start() {
         let starts = state.withLock { s -> Bool in
             guard s.lifecycle == .idle else { return false }
+            guard s.configuring == 0 else {
+                // The change being made goes with the request: the last one to end starts it.
+                s.startsAfterConfiguring = true
+                return false
+            }
             s.lifecycle = .started
             return true
         }
@@ -306,11 +316,24 @@ public final class ServiceTask: Sendable {
     }
 
     /// Changes the cycle before it starts; after that, does nothing.
+    ///
+    /// `change` runs without the task's lock, as user code must (it may use the task, even
+    /// configure it again); a start that comes meanwhile, from another thread, waits for it.
     func configureCycle(_ change: (HTTPCycle) -> Void) {
-        state.withLock { s in
-            guard s.lifecycle == .idle, let cycle else { return }
-            change(cycle)
+        let configures = state.withLock { s -> Bool in
+            guard s.lifecycle == .idle, cycle != nil else { return false }
+            s.configuring += 1
+            return true
         }
+        guard configures, let cycle else { return }
+        change(cycle)
+        let starts = state.withLock { s -> Bool in
+            s.configuring -= 1
+            guard s.configuring == 0, s.startsAfterConfiguring else { return false }
+            s.startsAfterConfiguring = false
+            return true
+        }
+        if starts { start() }
     }
 
     /// Adds a handler and, when `starting`, starts the task if it isn't started.

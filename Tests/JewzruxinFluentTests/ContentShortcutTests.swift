@@ -137,6 +137,32 @@ struct ContentShortcutTests {
         }
     }
 
+    @Test("configure's closure runs without the task's lock: a start from another thread waits for it; it may configure again")
+    func configureOutsideTheLock() async throws {
+        try await withSandbox { sandbox in
+            let task = makeService(sandbox).GET("/inspect/")
+            let resumed = DispatchSemaphore(value: 0)
+            task.configure { cycle in
+                // Once the task's lock was held here, this start waited for it: now it returns, and
+                // the start waits for the change instead.
+                Thread.detachNewThread {
+                    task.resume()
+                    resumed.signal()
+                }
+                guard resumed.wait(timeout: .now() + eventTimeout) == .success else {
+                    Issue.record("a start from another thread was held up by configure's closure")
+                    return
+                }
+                cycle.request.setValue("late", forHTTPHeaderField: "X-Change")
+                task.configure { $0.identifier = "nested" }
+            }
+            let data = try await task.data()
+            let headers = try JSONDecoder().decode(InspectedHeaders.self, from: data).headers
+            #expect(headers.contains(["X-Change", "late"]))
+            #expect(task.cycle?.identifier == "nested")
+        }
+    }
+
     @Test("a shortcut after the task has started changes nothing")
     func shortcutAfterStart() async throws {
         try await withSandbox { sandbox in
@@ -149,4 +175,9 @@ struct ContentShortcutTests {
             #expect(task.cycle?.identifier != "late")
         }
     }
+}
+
+/// The headers the sandbox's `/inspect/` endpoint saw, as name-value pairs.
+private struct InspectedHeaders: Decodable {
+    let headers: [[String]]
 }
