@@ -17,8 +17,8 @@ extension HTTPCycle {
     /// Carries out what a transition decided: no transport call, timer, activity observer or handler
     /// runs while the cycle is locked.
     func perform(_ actions: StateMachine.Actions) {
-        // A body stream's writer may be blocked on a transport's thread, inside the feed's lock:
-        // freed first, it lets the transfer stop and the feed be abandoned.
+        // A body stream's writer may be blocked on a transport's thread, in its step of the feed
+        // (which the abandon below waits for): freed first, it lets the transfer stop.
         if actions.runEnd != nil { actions.feedToAbandon?.interrupt() }
         actions.transferToCancel?.cancel()
         actions.interceptionToCancel?.cancel()

@@ -253,6 +253,23 @@ extension ContentHandlingTests {
             }
         }
 
+        @Test("a handler that cancels its own cycle from append: the cycle ends cancelled, the handler is cleaned up once")
+        func cancelFromAppend() async throws {
+            try await withSandbox { sandbox in
+                let session = makeSession()
+                let handler = SelfCancellingHandler()
+                let result = try await fetchContent(sandbox.string("/drip/?n=50&interval=0.01"), handler: handler, session: session) {
+                    handler.cycle.withLock { [cycle = $0] in $0 = cycle }
+                }
+                guard case HTTPError.cancelled? = result.error else {
+                    Issue.record("expected a cancel, got \(String(describing: result.error))")
+                    return
+                }
+                await settle(session)
+                #expect(handler.calls.withLock { $0 } == ["prepare", "append", "cleanup"])
+            }
+        }
+
         /// Checks a log of two responses: the first one's ends in cleanup without parse, the second
         /// one's is a full success; parse exactly once.
         static func expectReset(_ handler: RecordingHandler, first status: Int, refuses: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -360,4 +377,30 @@ extension ContentHandlingTests {
             }
         }
     }
+}
+
+/// A handler that cancels its cycle from its first ``append(_:)``, as one that has seen enough might:
+/// the feed must not be locked around the call, or the cancel's cleanup waits for itself.
+final class SelfCancellingHandler: ContentHandler {
+    let cycle = Locked<HTTPCycle?>(nil)
+    let calls = Locked<[String]>([])
+
+    func prepare(for response: HTTPResponse) throws {
+        calls.withLock { $0.append("prepare") }
+    }
+
+    func append(_ data: Data) throws {
+        calls.withLock { $0.append("append") }
+        // Released before the cancel: the cycle's completion may release it meanwhile.
+        let cycle = self.cycle.withLock { cycle in defer { cycle = nil }; return cycle }
+        cycle?.cancel(explicitly: false)
+    }
+
+    func parseContent() throws -> (any Sendable)? { nil }
+
+    func cleanup() {
+        calls.withLock { $0.append("cleanup") }
+    }
+
+    var receivedData: Data? { nil }
 }
