@@ -212,9 +212,19 @@ struct ByteStreamTests {
     @Test("stream() on a running cycle throws alreadyRunning and leaves the run alone")
     func alreadyRunning() async throws {
         try await withSandbox { sandbox in
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/drip/?n=2&interval=5"))), session: makeSession())
+            // The request arrives, and its answer waits: the run is surely going when stream() is
+            // called, however long a loaded machine takes to get there.
+            let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+            sandbox.route("/held/") { _ in
+                arrival.yield()
+                var response = SandboxResponse.text("late")
+                response.delay = 30  // ends when the sandbox stops
+                return response
+            }
+            var arrived = arrivals.makeAsyncIterator()
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/held/"))), session: makeSession())
             let running = Task { try await cycle.start() }
-            while cycle.state == .idle { await Task.yield() }
+            _ = await arrived.next()
             await #expect(throws: HTTPError.self) { _ = try await cycle.stream() }
             #expect(cycle.contentHandler == nil)
             cycle.cancel(explicitly: false)
