@@ -54,6 +54,24 @@ func readmeQuickStart(_ printed: PrintedLines) async throws {
     _ = await printed.complete.wait()
 }
 
+/// A multipart form of a field and a file, sent to the sandbox, which reports the parts it got;
+/// the file is written to the temporary directory and removed when this returns.
+func readmeMultipart(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // A file of yours; here one written first.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales.csv")
+    try Data("region,total\nnorth,12\nsouth,7\n".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+
+    var form = MultipartFormData()
+    form.append("Jane", name: "name")
+    form.append(fileAt: file, name: "report") // text/csv, from the file name; read from disk as it is sent
+    let cycle = try await HTTPCycle.upload(sandbox.baseURL.absoluteString + "/multipart/", source: .multipart(form))
+    print(cycle.response.text ?? "") // each part as the sandbox received it: name, file name, type, size, SHA-256
+    // README example end
+}
+
 /// Interceptors: a header on every request, a bearer token refreshed once, a retrier.
 func readmeInterceptors(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }
