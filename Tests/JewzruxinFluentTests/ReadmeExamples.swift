@@ -182,6 +182,53 @@ func readmeStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws -> 
     return total
 }
 
+/// Handler queues: a session's, a cycle's (inline), a chain handler's (main).
+func readmeHandlerQueues(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // Every cycle of a session: its handlers on a queue of yours, an OperationQueue or a DispatchQueue.
+    let handlers = OperationQueue()
+    handlers.name = "handlers"
+    let session = HTTPSession()
+    session.handlerQueue = .queue(handlers)
+    try HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/", session: session) { cycle, _ in
+        print(cycle.response.text ?? "", OperationQueue.current?.name ?? "") // Hello World handlers
+    }
+
+    // One cycle: .inline runs its handlers where the request ends (a transport's thread), without a hop.
+    let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
+    cycle.handlerQueue = .inline
+    cycle.start { cycle, _ in
+        print(cycle.response.text ?? "", OperationQueue.current?.name ?? "no queue") // Hello World no queue
+    }
+
+    // One handler of a chain: a queue as its first argument (the main queue, say, for the UI).
+    WebService(baseURLString: sandbox.baseURL.absoluteString, session: session).GET("/hello/")
+        .responseString(.main) { text in print("main queue:", text) } // main queue: Hello World
+    // README example end
+    // The sandbox stops when this returns: wait for the three handlers first.
+    _ = await printed.complete.wait()
+}
+
+/// The logger at debug level, its lines printed, on a request with a credential.
+func readmeLogging(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    let session = HTTPSession()
+    // One line per request; at .debug also each request as a curl command. To the standard error,
+    // or wherever `write` puts each line.
+    session.eventMonitors.append(HTTPLogger(level: .debug, write: { line in print(line) }))
+
+    let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
+    cycle.request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+    try await cycle.start()
+    // → curl -H 'Authorization: <redacted>' 'http://127.0.0.1:…/hello/'
+    // GET http://127.0.0.1:…/hello/ → 200, 11 bytes, 0.9 ms
+    // README example end
+    // The end of the run may be heard after the await returns.
+    _ = await printed.complete.wait()
+}
+
 /// Picking the native transport.
 func readmeNativeTransport(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }

@@ -16,7 +16,7 @@ struct ReadmeTests {
     func examplesMatchTheReadme() throws {
         let blocks = try DocumentedExamples.expectAgreement(
             of: [Self.root.appendingPathComponent("README.md")], with: Self.examples, marker: "README")
-        #expect(blocks.count >= 12)
+        #expect(blocks.count >= 14)
     }
 
     @Test("the quick start prints 200 dummy, then Hello World from its callback")
@@ -114,6 +114,37 @@ struct ReadmeTests {
             #expect(total == 1_048_576)
             #expect(printed.all.first == "200 1048576")
             #expect(printed.all.last == "1048576 of 1048576 bytes")
+        }
+    }
+
+    @Test("the handler queue example runs each handler where it says: the session's queue, inline, main")
+    func handlerQueues() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 3)
+            try await readmeHandlerQueues(sandbox, printed)
+            #expect(printed.complete.hasFired)
+            // Three requests in flight together: their handlers come in any order.
+            let lines = printed.all
+            #expect(lines.count == 3)
+            #expect(lines.filter { $0 == "Hello World handlers" }.count == 1) // the session's queue
+            #expect(lines.contains("main queue: Hello World"))
+            // The inline handler: on no queue of the session's (on the curl and native transports, on none).
+            #expect(lines.contains { $0.hasPrefix("Hello World ") && $0 != "Hello World handlers" })
+        }
+    }
+
+    @Test("the logger example writes the request as curl, the credential redacted, then method, URL and status")
+    func logging() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 2)
+            try await readmeLogging(sandbox, printed)
+            #expect(printed.complete.hasFired)
+            let url = sandbox.baseURL.appendingPathComponent("/hello/").absoluteString
+            let lines = printed.all
+            #expect(lines.count == 2)
+            #expect(lines.first == "→ curl -H 'Authorization: <redacted>' '\(url)'")
+            #expect(lines.last?.hasPrefix("GET \(url) → 200, 11 bytes, ") == true)
+            #expect(!lines.joined().contains("s3cret"))
         }
     }
 
