@@ -193,6 +193,18 @@ func docCLogging(session: HTTPSession) {
     // DocC example end
 }
 
+/// Compiled only: it prints to the standard output, for requests slower than a second.
+func docCEventMonitor(session: HTTPSession) {
+    // DocC example begin
+    struct SlowRequests: HTTPEventMonitor {
+        func cycle(_ cycle: HTTPCycle, didCollect metrics: HTTPTransferMetrics) {
+            if metrics.total > 1 { print("slow:", cycle.request.url?.absoluteString ?? "") }
+        }
+    }
+    session.eventMonitors.append(SlowRequests())
+    // DocC example end
+}
+
 // MARK: - Jewzruxin: Handling response content
 
 /// A JSON body parsed as it arrives, a value read from it by key path.
