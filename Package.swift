@@ -53,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinFluentTests",
-            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport"]
+            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport", "JewzruxinTesting"]
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",

@@ -54,6 +54,24 @@ func readmeQuickStart(_ printed: PrintedLines) async throws {
     _ = await printed.complete.wait()
 }
 
+/// A multipart form of a field and a file, sent to the sandbox, which reports the parts it got;
+/// the file is written to the temporary directory and removed when this returns.
+func readmeMultipart(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // A file of yours; here one written first.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales.csv")
+    try Data("region,total\nnorth,12\nsouth,7\n".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+
+    var form = MultipartFormData()
+    form.append("Jane", name: "name")
+    form.append(fileAt: file, name: "report") // text/csv, from the file name; read from disk as it is sent
+    let cycle = try await HTTPCycle.upload(sandbox.baseURL.absoluteString + "/multipart/", source: .multipart(form))
+    print(cycle.response.text ?? "") // each part as the sandbox received it: name, file name, type, size, SHA-256
+    // README example end
+}
+
 /// Interceptors: a header on every request, a bearer token refreshed once, a retrier.
 func readmeInterceptors(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }
@@ -162,6 +180,53 @@ func readmeStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws -> 
     // The fluent layer: service.GET("/bytes/1048576").bytes, task.stream(), task.downloadProgress.
     // README example end
     return total
+}
+
+/// Handler queues: a session's, a cycle's (inline), a chain handler's (main).
+func readmeHandlerQueues(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    // Every cycle of a session: its handlers on a queue of yours, an OperationQueue or a DispatchQueue.
+    let handlers = OperationQueue()
+    handlers.name = "handlers"
+    let session = HTTPSession()
+    session.handlerQueue = .queue(handlers)
+    try HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/", session: session) { cycle, _ in
+        print(cycle.response.text ?? "", OperationQueue.current?.name ?? "") // Hello World handlers
+    }
+
+    // One cycle: .inline runs its handlers where the request ends (a transport's thread), without a hop.
+    let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
+    cycle.handlerQueue = .inline
+    cycle.start { cycle, _ in
+        print(cycle.response.text ?? "", OperationQueue.current?.name ?? "no queue") // Hello World no queue
+    }
+
+    // One handler of a chain: a queue as its first argument (the main queue, say, for the UI).
+    WebService(baseURLString: sandbox.baseURL.absoluteString, session: session).GET("/hello/")
+        .responseString(.main) { text in print("main queue:", text) } // main queue: Hello World
+    // README example end
+    // The sandbox stops when this returns: wait for the three handlers first.
+    _ = await printed.complete.wait()
+}
+
+/// The logger at debug level, its lines printed, on a request with a credential.
+func readmeLogging(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    let session = HTTPSession()
+    // One line per request; at .debug also each request as a curl command. To the standard error,
+    // or wherever `write` puts each line.
+    session.eventMonitors.append(HTTPLogger(level: .debug, write: { line in print(line) }))
+
+    let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
+    cycle.request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+    try await cycle.start()
+    // → curl -H 'Authorization: <redacted>' 'http://127.0.0.1:…/hello/'
+    // GET http://127.0.0.1:…/hello/ → 200, 11 bytes, 0.9 ms
+    // README example end
+    // The end of the run may be heard after the await returns.
+    _ = await printed.complete.wait()
 }
 
 /// Picking the native transport.

@@ -12,63 +12,11 @@ struct ReadmeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ReadmeExamples.swift")
 
-    /// The Swift blocks of `markdown`, without their `import` lines, except those right after a
-    /// `<!-- not compiled: … -->` line.
-    static func swiftBlocks(of markdown: String) -> [String] {
-        var blocks: [String] = [], current: [String]?, previous = ""
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if current == nil {
-                if line == "```swift", !previous.hasPrefix("<!-- not compiled") { current = [] }
-                if !line.trimmingCharacters(in: .whitespaces).isEmpty { previous = line }
-            } else if line == "```" {
-                blocks.append(normalized(current ?? []))
-                current = nil
-            } else if !line.hasPrefix("import ") {
-                current?.append(line)
-            }
-        }
-        return blocks
-    }
-
-    /// The regions of the examples file between `// README example begin` and `// README example end`.
-    static func regions(of source: String) -> [String] {
-        var regions: [String] = [], current: [String]?
-        for line in source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            switch line.trimmingCharacters(in: .whitespaces) {
-            case "// README example begin": current = []
-            case "// README example end":
-                regions.append(normalized(current ?? []))
-                current = nil
-            default: current?.append(line)
-            }
-        }
-        return regions
-    }
-
-    /// `lines` without the indentation they share and without blank lines at either end.
-    static func normalized(_ lines: [String]) -> String {
-        var lines = lines
-        while lines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeFirst() }
-        while lines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeLast() }
-        let indent = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            .map { $0.prefix { $0 == " " }.count }.min() ?? 0
-        return lines.map { String($0.dropFirst(min(indent, $0.prefix { $0 == " " }.count))) }.joined(separator: "\n")
-    }
-
     @Test("every Swift block of the README is an example here, word for word, and every example is in the README")
     func examplesMatchTheReadme() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(of: readme)
-        let regions = Self.regions(of: try String(contentsOf: Self.examples, encoding: .utf8))
-        #expect(blocks.count >= 8)
-        for block in blocks {
-            let found = regions.contains(block)
-            #expect(found, "README block not in ReadmeExamples.swift:\n\(block)")
-        }
-        for region in regions {
-            let found = blocks.contains(region)
-            #expect(found, "example no longer in the README:\n\(region)")
-        }
+        let blocks = try DocumentedExamples.expectAgreement(
+            of: [Self.root.appendingPathComponent("README.md")], with: Self.examples, marker: "README")
+        #expect(blocks.count >= 14)
     }
 
     @Test("the quick start prints 200 dummy, then Hello World from its callback")
@@ -76,6 +24,51 @@ struct ReadmeTests {
         let printed = PrintedLines(expecting: 2)
         try await readmeQuickStart(printed)
         #expect(printed.all == ["200 dummy", "Hello World"])
+    }
+
+    @Test("an indented block counts (a list item's), and a block after a not-compiled line doesn't")
+    func indentedBlocks() {
+        let markdown = """
+            - A feature:
+
+              ```swift
+              let a = 1
+                  + 2
+              ```
+            <!-- not compiled: a manifest -->
+            ```swift
+            import PackageDescription
+            let package = Package(name: "P")
+            ```
+
+            ```swift
+            import Jewzruxin
+            ```
+            """
+        let blocks = DocumentedExamples.swiftBlocks(of: markdown)
+        #expect(blocks.map(\.code) == ["let a = 1\n    + 2", ""])
+        #expect(blocks.map(\.imports) == [[], ["import Jewzruxin"]])
+        #expect(blocks.map(\.line) == [3, 13])
+    }
+
+    @Test("the multipart example sends the field and the file whole, and leaves no file behind")
+    func multipart() async throws {
+        struct Part: Decodable, Equatable { let name: String; let filename: String?; let contentType: String?; let size: Int; let sha256: String }
+        struct Received: Decodable { let parts: [Part]; let chunked: Bool }
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 1)
+            try await readmeMultipart(sandbox, printed)
+            let received = try JSONDecoder().decode(Received.self, from: Data(printed.all.joined().utf8))
+            #expect(received.parts == [
+                Part(name: "name", filename: nil, contentType: nil, size: 4,
+                     sha256: "4f23798d92708359b734a18172c9c864f1d48044a754115a0d4b843bca3a5332"), // Jane
+                Part(name: "report", filename: "sales.csv", contentType: "text/csv", size: 30,
+                     sha256: "2fb3a23192eb58ab404ca78b1351640910e0ad50f3529d39cf4c679c253f8d86"),
+            ])
+            #expect(!received.chunked) // every length known: a Content-Length
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales.csv")
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+        }
     }
 
     @Test("the interceptor example gets Hello me.1 after one refresh")
@@ -121,6 +114,37 @@ struct ReadmeTests {
             #expect(total == 1_048_576)
             #expect(printed.all.first == "200 1048576")
             #expect(printed.all.last == "1048576 of 1048576 bytes")
+        }
+    }
+
+    @Test("the handler queue example runs each handler where it says: the session's queue, inline, main")
+    func handlerQueues() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 3)
+            try await readmeHandlerQueues(sandbox, printed)
+            #expect(printed.complete.hasFired)
+            // Three requests in flight together: their handlers come in any order.
+            let lines = printed.all
+            #expect(lines.count == 3)
+            #expect(lines.filter { $0 == "Hello World handlers" }.count == 1) // the session's queue
+            #expect(lines.contains("main queue: Hello World"))
+            // The inline handler: on no queue of the session's (on the curl and native transports, on none).
+            #expect(lines.contains { $0.hasPrefix("Hello World ") && $0 != "Hello World handlers" })
+        }
+    }
+
+    @Test("the logger example writes the request as curl, the credential redacted, then method, URL and status")
+    func logging() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 2)
+            try await readmeLogging(sandbox, printed)
+            #expect(printed.complete.hasFired)
+            let url = sandbox.baseURL.appendingPathComponent("/hello/").absoluteString
+            let lines = printed.all
+            #expect(lines.count == 2)
+            #expect(lines.first == "→ curl -H 'Authorization: <redacted>' '\(url)'")
+            #expect(lines.last?.hasPrefix("GET \(url) → 200, 11 bytes, ") == true)
+            #expect(!lines.joined().contains("s3cret"))
         }
     }
 

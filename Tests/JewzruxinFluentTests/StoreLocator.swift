@@ -27,12 +27,17 @@ struct StoreModel: Decodable, Sendable, Equatable {
         self.zip = zip
         self.address = Address(street: street, city: city, zip: addressZip)
     }
+
+    /// The stores of a JSON array, or `nil` when it isn't one of stores only.
+    static func models(from json: JSON) -> [StoreModel]? {
+        guard let array = json.arrayValue else { return nil }
+        let models = array.compactMap(StoreModel.init(json:))
+        return models.count == array.count ? models : nil
+    }
 }
 
-/// Why a response couldn't become stores.
-enum StoreError: Error, Equatable {
-    case modelSerializationFailure
-}
+// `StoreError`, `responseAsStoresModels(_:)` and `searchStores(zipCode:)` are the fluent Getting
+// Started article's, in `DocCExamples.swift`.
 
 /// The error document `/stores/` answers a bad zip with.
 struct APIError: Decodable, Sendable, Equatable {
@@ -44,17 +49,6 @@ struct APIError: Decodable, Sendable, Equatable {
 
 extension ServiceTask {
     typealias StoreServiceSuccess = @Sendable ([StoreModel]) -> Void
-
-    /// The seed's custom handler: JSON to models, or `throwError`.
-    func responseAsStoresModels(_ handler: @escaping @Sendable ([StoreModel]) -> Void) -> Self {
-        responseJSON { json in
-            if let models: [StoreModel] = self.parseJSONAsStoreModels(json) {
-                handler(models)
-            } else {
-                self.throwError(StoreError.modelSerializationFailure)
-            }
-        }
-    }
 
     /// The same, as the seed's "Error Handling" section writes it.
     func responseAsStoreModels(_ handler: @escaping StoreServiceSuccess) -> Self {
@@ -73,9 +67,7 @@ extension ServiceTask {
     }
 
     func parseJSONAsStoreModels(_ json: JSON) -> [StoreModel]? {
-        guard let array = json.arrayValue else { return nil }
-        let models = array.compactMap(StoreModel.init(json:))
-        return models.count == array.count ? models : nil
+        StoreModel.models(from: json)
     }
 
     func modelParseError() -> any Error {
@@ -84,10 +76,6 @@ extension ServiceTask {
 }
 
 extension WebService {
-    func searchStores(zipCode: String) -> ServiceTask {
-        GET("/stores", parameters: ["zip": zipCode])
-    }
-
     func fetchStores(zipCode: String) -> ServiceTask {
         searchStores(zipCode: zipCode)
     }
