@@ -80,13 +80,7 @@ struct DocCTests {
             let session = makeSession()
             docCRedirects(session: session)
             let cycle = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/redirect/?to=/hello/", session: session)
-            // The URLSession transport lets FoundationNetworking follow a 301, 302 or 303 itself
-            // (it refuses only 307 and 308): the session's policy never sees them.
-            withKnownIssue("URLSession follows 301–303 before the session's redirect policy is asked") {
-                #expect(cycle.response.statusCode == 302)
-            } when: {
-                TransportUnderTest.current == .urlSession
-            }
+            #expect(cycle.response.statusCode == 302)
         }
     }
 

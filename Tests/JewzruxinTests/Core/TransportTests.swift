@@ -125,10 +125,10 @@ struct TransportTests {
         }
     }
 
-    /// 301–303 only: URLSession follows those itself. A 307/308 is resent by the engine as a new
-    /// task, and FoundationNetworking replaces a caller's `Cookie` on every request for which the
-    /// storage has cookies, redirected or not (a known difference, not this test's subject).
-    @Test("a caller's own Cookie header is what a same-origin redirect sends on, even when the redirect sets a cookie", arguments: [301, 302, 303])
+    /// The engine follows every redirect (URLSession's included) with a new transfer. On URLSession,
+    /// FoundationNetworking replaces a caller's `Cookie` with the storage's on any request for which
+    /// the storage has cookies, redirected or not: here the redirect has just stored one.
+    @Test("a caller's own Cookie header is what a same-origin redirect sends on, even when the redirect sets a cookie", arguments: [301, 302, 303, 307])
     func ownCookieAfterCookieSettingRedirect(code: Int) async throws {
         try await withSandbox { sandbox in
             let url = try #require(URL(string: sandbox.string("/echo/").mergingQueryParameters(Self.cookieSettingRedirect(code: code))))
@@ -137,7 +137,11 @@ struct TransportTests {
             try await cycle.start()
             let inspection = try Inspection(cycle.response)
             #expect(inspection.path == "/inspect/")
-            #expect(inspection.values("Cookie") == ["mine=1"], "\(inspection.headers)")
+            withKnownIssue("FoundationNetworking replaces a caller's Cookie when its storage has cookies for the URL") {
+                #expect(inspection.values("Cookie") == ["mine=1"], "\(inspection.headers)")
+            } when: {
+                TransportUnderTest.current == .urlSession
+            }
         }
     }
 

@@ -29,7 +29,7 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
-        let router = SessionRouter(cookies: TransportCookieJar(configuration))
+        let router = SessionRouter()
         core = (URLSession(configuration: configuration.urlSessionConfiguration, delegate: router, delegateQueue: queue), router)
     }
 
@@ -98,7 +98,7 @@ public final class URLSessionTransport: HTTPTransport {
             }
         case nil: task = session.dataTask(with: request.wireRequest)
         }
-        router.register(task, events, ownCookie: request.value(forHTTPHeaderField: "Cookie") != nil, form: form)
+        router.register(task, events, form: form)
         return Transfer(task: task)
     }
 
@@ -156,9 +156,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let events: HTTPTransferEvents
         /// The form streamed as the body, if it is one.
         var form: FormBody?
-        /// The request as sent has a `Cookie` header of the caller's, which the session's cookies
-        /// don't replace on a redirect to the same origin.
-        var ownCookie: Bool
         var receivedResponse = false
         /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
         /// response and its body have already arrived and are the outcome.
@@ -166,15 +163,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let entries = Locked([Int: Entry]())
-    /// The session's cookies, the URLSession's own storage; `nil` when it sends none.
-    private let cookies: TransportCookieJar?
 
-    init(cookies: TransportCookieJar?) {
-        self.cookies = cookies
-    }
-
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, ownCookie: Bool, form: FormBody?) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form, ownCookie: ownCookie) }
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, form: FormBody?) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -218,40 +209,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // 307 and 308 must keep the method and body, which FoundationNetworking drops (L9): the
-        // redirect is refused here, so the task ends with it, and the cycle resends the whole request.
-        if response.statusCode == 307 || response.statusCode == 308 {
-            completionHandler(nil)
-            return
-        }
-        completionHandler(withSessionCookies(Self.redirectRequest(request, for: response), task: task))
-    }
-
-    /// `request` with the `Cookie` header of the session's cookies for its URL, as they are now.
-    ///
-    /// FoundationNetworking puts the session's cookies on a redirect it follows only for a task
-    /// without a delegate; here it starts the request this delegate returns as it is, and the one it
-    /// proposes is a copy of the previous request, whose `Cookie` header was made before the redirect
-    /// response stored its own cookies (issue #20). A caller's own header stays while the origin
-    /// does, as on the other transports; ``URLRequest/redirect(to:)`` has removed it otherwise.
-    private func withSessionCookies(_ request: URLRequest, task: URLSessionTask) -> URLRequest {
-        #if canImport(FoundationNetworking)
-        guard let cookies else { return request }
-        let hasCookie = request.value(forHTTPHeaderField: "Cookie") != nil
-        var keepsOwn = false
-        _ = events(for: task) { entry in
-            entry.ownCookie = entry.ownCookie && hasCookie
-            keepsOwn = entry.ownCookie
-        }
-        guard !keepsOwn else { return request }
-        var request = request
-        request.setValue(nil, forHTTPHeaderField: "Cookie")
-        request.setValue(cookies.header(for: request), forHTTPHeaderField: "Cookie")
-        return request
-        #else
-        // Apple's URLSession applies its cookie storage to the request a delegate returns.
-        return request
-        #endif
+        // Every redirect is refused: the task ends with the 3xx response, and the cycle follows it
+        // (or not) as the session's redirect policy says, as on the other transports.
+        // FoundationNetworking would follow a 301–303 before the policy is asked, and drops the
+        // method and body of a 307 or 308 (L9).
+        completionHandler(nil)
     }
 
     func urlSession(
@@ -272,21 +234,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var form: FormBody?
         _ = events(for: task) { form = $0.form }
         completionHandler(form?.makeStream())
-    }
-
-    /// `proposed`, aimed at the `Location` of `response` resolved as RFC 3986 says.
-    ///
-    /// FoundationNetworking resolves a relative `Location` such as `/echo/?q=1` to `/echo?q=1`,
-    /// dropping the slash before the query; the URL is recomputed here from the header itself.
-    static func redirectRequest(_ proposed: URLRequest, for response: HTTPURLResponse) -> URLRequest {
-        var request = proposed
-        let target = HTTPResponse(core: response).resolvedLocation() ?? proposed.url
-        if let source = response.url, let target {
-            // From the original URL, so the caller's credentials don't go to another origin.
-            request.url = source
-            request.redirect(to: target)
-        }
-        return request
     }
 
     func urlSession(
