@@ -21,6 +21,8 @@ final class ContentFeed: Sendable {
     let download: URL?
     /// Whether ``download`` stays after a failure (a resumable download's partial file).
     let keepsDownload: Bool
+    /// The resumable download the feed writes, if any: it says where a response's progress starts.
+    private let continuation: (any DownloadContinuation)?
     private let state = Locked(State())
 
     private enum Phase {
@@ -47,6 +49,8 @@ final class ContentFeed: Sendable {
     private struct State {
         var phase = Phase.waiting
         var received: Int64 = 0
+        /// Where the progress of the current response starts (``DownloadContinuation/progressBase(for:)``).
+        var progressBase: ProgressBase?
         var keptBody = Data()
         /// The thread calling the handler (holding the turn), if any.
         var caller: pthread_t?
@@ -55,6 +59,10 @@ final class ContentFeed: Sendable {
         /// The handler's own step abandoned the feed (it cancelled its cycle): the feed is abandoned
         /// when the step returns.
         var abandonsAfterStep = false
+
+        var progress: Progress {
+            Progress(completed: (progressBase?.offset ?? 0) + received, expected: progressBase?.total)
+        }
     }
 
     /// What a thread does once it has looked at the state.
@@ -63,6 +71,15 @@ final class ContentFeed: Sendable {
         case decided(Result)
         /// Another thread calls the handler: wait for the turn, then look again.
         case wait(DispatchSemaphore)
+    }
+
+    /// How far the body of the current response has come.
+    struct Progress: Sendable, Equatable {
+        /// Its bytes so far; for a resumed download, after the bytes the file held before it.
+        var completed: Int64
+        /// The length of the whole, when the feed knows it better than the response's own
+        /// `Content-Length` (a resumed download's file); `nil` otherwise.
+        var expected: Int64?
     }
 
     /// What the body turned into.
@@ -76,6 +93,15 @@ final class ContentFeed: Sendable {
         self.handler = handler
         self.download = download
         self.keepsDownload = keepsDownload
+        continuation = nil
+    }
+
+    /// A feed that writes the file of a resumable download, with the continuation's writer.
+    init(continuing continuation: any DownloadContinuation) {
+        handler = continuation.makeWriter()
+        download = continuation.file
+        keepsDownload = true
+        self.continuation = continuation
     }
 
     /// A feed for a cycle without a handler of its own: keeps any body in memory.
@@ -95,6 +121,7 @@ final class ContentFeed: Sendable {
             case .waiting, .receiving, .refused: break
             }
             s.received = 0
+            s.progressBase = continuation?.progressBase(for: response)
             s.keptBody = Data()
             guard handler != nil else {
                 if let capacity = HTTPResponse.bodyCapacityHint(expectedLength: response.expectedContentLength) { s.keptBody.reserveCapacity(capacity) }
@@ -123,13 +150,13 @@ final class ContentFeed: Sendable {
 
     /// Feeds the next bytes to the handler, or keeps them for a refusal.
     ///
-    /// - Returns: The bytes received so far for this response, `nil` once the feed has ended.
+    /// - Returns: How far the response has come, `nil` once the feed has ended.
     /// - Throws: What the handler threw, or the refusal once the body kept passes its limit; the
     ///   transfer must then stop.
-    func append(_ chunk: Data) throws -> Int64? {
+    func append(_ chunk: Data) throws -> Progress? {
         enum Plan {
             case ended
-            case kept(Int64)
+            case kept(Progress)
             case refusalOverflowed(ContentHandlerError)
             case feed
         }
@@ -139,7 +166,7 @@ final class ContentFeed: Sendable {
                 guard handler != nil else {
                     s.keptBody.append(chunk)
                     s.received += Int64(chunk.count)
-                    return .kept(s.received)
+                    return .kept(s.progress)
                 }
                 s.caller = pthread_self()
                 return .feed
@@ -152,7 +179,7 @@ final class ContentFeed: Sendable {
                 }
                 s.keptBody.append(chunk)
                 s.received += Int64(chunk.count)
-                return .kept(s.received)
+                return .kept(s.progress)
             case .waiting, .failed, .done:
                 return .ended
             }
@@ -174,12 +201,12 @@ final class ContentFeed: Sendable {
                 endStep { $0.phase = .failed }
                 throw error
             }
-            var received: Int64?
+            var progress: Progress?
             endStep { s in
                 s.received += Int64(chunk.count)
-                received = s.received
+                progress = s.progress
             }
-            return received
+            return progress
         }
     }
 

@@ -20,6 +20,17 @@ protocol DownloadContinuation: Sendable {
     /// What a response that the session would treat as a failure means for the download: a `416`
     /// may say that the file is already whole, or that it must be fetched again from the start.
     func verdict(on response: HTTPResponse) -> DownloadContinuationVerdict
+
+    /// Where the progress of `response` starts: for a range that goes on from the bytes the file
+    /// holds, those bytes and the whole body's length (when the server gave it), so that progress
+    /// counts the file, not the range; `nil` to count the response's own bytes.
+    func progressBase(for response: HTTPResponse) -> ProgressBase?
+}
+
+/// The bytes a download had before a response, and the length of the whole body.
+struct ProgressBase: Sendable, Equatable {
+    var offset: Int64
+    var total: Int64?
 }
 
 /// How a download goes on after a response the session would treat as a failure.

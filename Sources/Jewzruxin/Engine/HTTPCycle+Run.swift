@@ -138,7 +138,7 @@ extension HTTPCycle {
         if let continuation = download?.continuation {
             // Every attempt (a retry, a redirect, a restart) asks for what the file lacks now.
             continuation.prepare(&request)
-            feed = ContentFeed(handler: continuation.makeWriter(), download: continuation.file, keepsDownload: true)
+            feed = ContentFeed(continuing: continuation)
         } else if let download {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
             feed = ContentFeed(handler: download.makeWriter(file), download: file)

@@ -33,8 +33,9 @@ extension HTTPCycle {
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .received }
             return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.handlers, observers)
         }
-        guard let (feed, handler, response, handlers, observers) = taken, let total = try feed.append(chunk), let response else { return }
-        let expected = Self.expectedLength(of: response)
+        guard let (feed, handler, response, handlers, observers) = taken, let progress = try feed.append(chunk), let response else { return }
+        let total = progress.completed
+        let expected = progress.expected ?? Self.expectedLength(of: response)
         if !observers.isEmpty {
             let progress = TransferProgress(completedBytes: total, expectedBytes: expected < 0 ? nil : expected)
             for observer in observers { observer.continuation.yield(progress) }

@@ -91,9 +91,20 @@ struct ResumableDownloadTests {
             let saved = try JSONEncoder().encode(interrupted.resumeData)
             let resumeData = try JSONDecoder().decode(DownloadResumeData.self, from: saved)
             let file = DownloadedFile()
-            let cycle = try await HTTPCycle.download(resumingFrom: resumeData, session: session, downloadFileHandler: file.handler)
+            let progress = Mutex<[(total: Int64, expected: Int64)]>([])
+            let cycle = try await HTTPCycle.download(
+                resumingFrom: resumeData, session: session,
+                didWriteDataHandler: { _, _, total, expected in progress.withLock { $0.append((total, expected)) } },
+                downloadFileHandler: file.handler)
             #expect(cycle.response.statusCode == 206)
             #expect(file.data == SandboxBody.expectedPattern(count: 100_000))
+            // Progress counts the file: from the 30 000 bytes it held to the whole 100 000.
+            await session.drain()
+            let reports = progress.withLock { $0 }
+            #expect(reports.first.map { $0.total > 30_000 && $0.total < 100_000 } == true, "\(reports.prefix(3))")
+            #expect(reports.last?.total == 100_000)
+            #expect(reports.allSatisfy { $0.expected == 100_000 })
+            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.total < $1.total })
             #expect(cycle.downloadResumeData == nil)
             #expect(sandbox.rangeRequests(forKey: key) == [
                 RangeRequest(range: nil, ifRange: nil, acceptEncoding: "identity"),

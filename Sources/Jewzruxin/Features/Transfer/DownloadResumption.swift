@@ -65,6 +65,14 @@ final class DownloadResumption: DownloadContinuation {
         return state.withLock { $0.unsatisfiable }
     }
 
+    func progressBase(for response: HTTPResponse) -> ProgressBase? {
+        guard response.statusCode == 206,
+              let contentRange = ContentRange(response.value(forHTTPHeaderField: "Content-Range")),
+              let first = contentRange.range?.lowerBound, first == requestedOffset
+        else { return nil }
+        return ProgressBase(offset: first, total: contentRange.total)
+    }
+
     // MARK: What the writer tells
 
     var requestedOffset: Int64 { state.withLock { $0.requestedOffset } }

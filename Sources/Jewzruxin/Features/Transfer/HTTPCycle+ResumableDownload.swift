@@ -31,7 +31,8 @@ extension HTTPCycle {
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
     ///   - didWriteDataHandler: Reports the progress of each response on the session's
-    ///     ``HTTPSession/handlerQueue``: after a resume, the bytes of the range only.
+    ///     ``HTTPSession/handlerQueue``, counting the file: after a resume, from the bytes it held
+    ///     to the whole body's length.
     ///   - downloadFileHandler: Gets the complete file; move or copy it. It is removed when the
     ///     handler returns.
     ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` when the cycle ends,
@@ -91,7 +92,8 @@ extension HTTPCycle {
     ///   - solicited: Whether the user asked for this request directly.
     ///   - session: The session to run on.
     ///   - didWriteDataHandler: Reports the progress of each response, on the session's
-    ///     ``HTTPSession/handlerQueue``.
+    ///     ``HTTPSession/handlerQueue``, counting the file: from the bytes it held to the whole
+    ///     body's length.
     ///   - downloadFileHandler: Gets the complete file; move or copy it.
     ///   - completionHandler: Runs on the session's ``HTTPSession/handlerQueue`` when the cycle ends.
     /// - Returns: The started cycle.
