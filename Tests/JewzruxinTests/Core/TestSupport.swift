@@ -18,6 +18,20 @@ extension Sandbox {
     func string(_ pathAndQuery: String) -> String {
         baseURL.absoluteString + pathAndQuery
     }
+
+    /// Routes `path` to an answer held `seconds` (ended sooner when the sandbox stops): each
+    /// request's arrival is an element of the stream returned, so a test knows its request is out
+    /// and unanswered, however long a loaded machine took to get it there.
+    func routeHeld(_ path: String, for seconds: TimeInterval) -> AsyncStream<Void>.AsyncIterator {
+        let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+        route(path) { _ in
+            arrival.yield()
+            var response = SandboxResponse.text("late")
+            response.delay = seconds
+            return response
+        }
+        return arrivals.makeAsyncIterator()
+    }
 }
 
 /// What a completion handler was called with.

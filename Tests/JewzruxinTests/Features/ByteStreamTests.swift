@@ -214,14 +214,7 @@ struct ByteStreamTests {
         try await withSandbox { sandbox in
             // The request arrives, and its answer waits: the run is surely going when stream() is
             // called, however long a loaded machine takes to get there.
-            let (arrivals, arrival) = AsyncStream<Void>.makeStream()
-            sandbox.route("/held/") { _ in
-                arrival.yield()
-                var response = SandboxResponse.text("late")
-                response.delay = 30  // ends when the sandbox stops
-                return response
-            }
-            var arrived = arrivals.makeAsyncIterator()
+            var arrived = sandbox.routeHeld("/held/", for: 30)
             let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/held/"))), session: makeSession())
             let running = Task { try await cycle.start() }
             _ = await arrived.next()

@@ -156,14 +156,7 @@ struct NativeTransportTests {
     @Test("on a pooled connection the request is sent at once; a stall is still cancelled and timed out at once")
     func pooledSendStall() async throws {
         try await withSandbox { sandbox in
-            let (arrivals, arrival) = AsyncStream<Void>.makeStream()
-            sandbox.route("/stall/") { _ in
-                arrival.yield()
-                var response = SandboxResponse.text("late")
-                response.delay = 100  // ends when the sandbox stops
-                return response
-            }
-            var arrived = arrivals.makeAsyncIterator()
+            var arrived = sandbox.routeHeld("/stall/", for: 100)
             // The request timeout (120 s) outlasts the idle worker's wait (60 s), which the answer
             // (100 s) outlasts too: only the cancel can wake the worker that waits for the answer to
             // a request sent on its connection.
