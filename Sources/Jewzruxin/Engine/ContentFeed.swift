@@ -23,6 +23,9 @@ final class ContentFeed: Sendable {
     let keepsDownload: Bool
     /// The resumable download the feed writes, if any: it says where a response's progress starts.
     private let continuation: (any DownloadContinuation)?
+    /// The handler when it hands the body to an async consumer (``HTTPCycle/stream()``): the one
+    /// kind whose `append` may block, which the run paces, frees and asks about through the feed.
+    private let stream: BodyStream?
     private let state = Locked(State())
 
     private enum Phase {
@@ -94,6 +97,7 @@ final class ContentFeed: Sendable {
         self.download = download
         self.keepsDownload = keepsDownload
         continuation = nil
+        stream = handler as? BodyStream
     }
 
     /// A feed that writes the file of a resumable download, with the continuation's writer.
@@ -102,6 +106,7 @@ final class ContentFeed: Sendable {
         download = continuation.file
         keepsDownload = true
         self.continuation = continuation
+        stream = nil
     }
 
     /// A feed for a cycle without a handler of its own: keeps any body in memory.
@@ -277,7 +282,18 @@ final class ContentFeed: Sendable {
     /// consumer (``BodyStream``) returns, so that the transfer can be cancelled and the feed
     /// abandoned (which waits for that step to end).
     func interrupt() {
-        (handler as? BodyStream)?.interrupt()
+        stream?.interrupt()
+    }
+
+    /// Tells a handler that may block in `append` whether the transfer's transport then holds the
+    /// transfer back (``HTTPTransport/pacesBodyToHandler``), before the transfer starts.
+    func setPacesTransfer(_ paces: Bool) {
+        stream?.setPacesTransfer(paces)
+    }
+
+    /// Whether part of a body has gone on to a consumer: the run can't start it over.
+    var hasPublishedBody: Bool {
+        stream?.hasPublished ?? false
     }
 
     /// The response won't be used (a failure, a cancel, a retry): cleans the handler up, once the

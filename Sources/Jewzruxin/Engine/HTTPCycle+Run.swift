@@ -147,7 +147,7 @@ extension HTTPCycle {
         }
         let events = session.transfers.register(self, attempt: attempt)
         let transport = session.transport(for: request.url)
-        (feed.handler as? BodyStream)?.setPacesTransfer(transport.pacesBodyToHandler)
+        feed.setPacesTransfer(transport.pacesBodyToHandler)
         let transfer = transport.makeTransfer(for: request, upload: source, events: events)
         let started = locked.withLock { s in
             s.machine.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request)

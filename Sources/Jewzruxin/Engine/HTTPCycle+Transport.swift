@@ -157,7 +157,7 @@ extension HTTPCycle {
             // Whatever happens next, this try's body (a partial file) is of no use.
             finished.feed.abandon()
             // A body already partly streamed can't start over: the run ends with its error.
-            if (finished.feed.handler as? BodyStream)?.hasPublished == true {
+            if finished.feed.hasPublishedBody {
                 finish(attempt: attempt, response: finished.response, error: error)
                 return
             }
