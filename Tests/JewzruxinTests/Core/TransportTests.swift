@@ -145,6 +145,26 @@ struct TransportTests {
         }
     }
 
+    @Test("a finished cycle is let go with its session's work: no idle worker or sleeping loop keeps it")
+    func finishedCycleReleased() async throws {
+        try await withSandbox { sandbox in
+            let session = makeSession()
+            weak var released: HTTPCycle?
+            do {
+                let cycle = try await HTTPCycle.get(sandbox.string("/hello/"), session: session)
+                released = cycle
+                #expect(cycle.response.text == "Hello World")
+            }
+            await session.drain()
+            // Let go within microseconds (the transport's thread finishes the batch it ran the end
+            // in). Before, the curl loop's events outlived that batch until its next wake (1 s),
+            // and a native worker's first transfer was kept by its thread until the worker ended.
+            let deadline = ContinuousClock.now + .milliseconds(900)
+            while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(released == nil)
+        }
+    }
+
     @Test("1,000 concurrent cycles each complete exactly once")
     func thousandConcurrentCycles() async throws {
         try await withSandbox { sandbox in

@@ -266,8 +266,11 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi, let poller else { return }
         var ready: [CurlPoller.Event] = []
         while true {
-            let (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller) }
+            var (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller) }
             for event in events { event() }
+            // Let the events go before the wait: they hold the transfers' cycles, which must not
+            // outlive their end by as long as the loop sleeps.
+            events = []
             if ends { break }
             ready.removeAll(keepingCapacity: true)
             poller.wait(until: wake, into: &ready)

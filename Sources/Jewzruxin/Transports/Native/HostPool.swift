@@ -66,7 +66,8 @@ final class HostPool: Sendable {
                 return
             }
             state.withLock { $0.spawned(worker) }
-            let thread = Thread { worker.run(first: exchange) }
+            worker.assignFirst(exchange)
+            let thread = Thread { worker.run() }
             thread.name = "Jewzruxin.NativeTransport \(origin)"
             thread.start()
         case .refuse:
@@ -140,6 +141,8 @@ private final class Worker: Sendable {
     let doorbell: Waker
     /// Interrupts the transfer the worker runs (its cancel).
     let waker: Waker
+    /// The transfer the worker was made for, until its thread takes it.
+    private let first = Locked<NativeExchange?>(nil)
 
     /// `nil` when no pipe is left for the wakers.
     init?(pool: HostPool) {
@@ -149,13 +152,20 @@ private final class Worker: Sendable {
         self.waker = waker
     }
 
-    /// The worker's thread: `first`, then what the pool gives it, until it ends.
-    func run(first: NativeExchange) {
+    /// Gives the worker its first transfer, before its thread starts.
+    func assignFirst(_ exchange: NativeExchange) {
+        first.withLock { $0 = exchange }
+    }
+
+    /// The worker's thread: its first transfer, then what the pool gives it, until it ends.
+    ///
+    /// Each transfer is released at the end of its iteration, before the wait for the next one: an
+    /// idle worker must not keep a finished transfer, its cycle and its body alive. (So the first
+    /// isn't a parameter, nor captured by the thread's closure: either kept it, and its cycle, until
+    /// the worker ended.)
+    func run() {
         var connection: NativeConnection?
-        var first: (NativeExchange, NativeExchange.EarlySend?)? = (first, nil)
-        // Each transfer is released at the end of its iteration, before the wait for the next one: an
-        // idle worker must not keep a finished transfer, its cycle and its body alive.
-        while let (exchange, early) = first.take() ?? pool.nextWork(for: self, connection: connection) {
+        while let (exchange, early) = first.withLock({ $0.take() }).map({ ($0, nil) }) ?? pool.nextWork(for: self, connection: connection) {
             exchange.run(on: &connection, early: early, waker: waker) { pool.workerFinished(self, connection: $0) }
         }
         connection?.close()
