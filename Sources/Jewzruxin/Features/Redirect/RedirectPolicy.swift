@@ -10,8 +10,8 @@ import FoundationNetworking
 /// 307/308 keep the method and body; 303 (and 301/302 after a POST) become a GET without a body.
 /// When the origin changes, the caller's `Authorization` and `Cookie` headers are not sent on.
 ///
-/// URLSession follows 301/302/303 itself, so on that transport only 307/308 (whose body it drops,
-/// L9) reach the policy; other transports leave them all to it.
+/// Every transport leaves every redirect to the policy: the URLSession transport refuses each one
+/// FoundationNetworking would follow itself (it drops a 307/308's body, L9) and the engine follows it.
 public struct RedirectPolicy: HTTPRedirectPolicy, Hashable {
     /// Redirects followed in one run before it fails.
     public var maximumRedirectCount: Int
