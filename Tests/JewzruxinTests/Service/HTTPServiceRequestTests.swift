@@ -94,12 +94,14 @@ struct HTTPServiceRequestTests {
         try await withSandbox { sandbox in
             let counter = routeCounter(sandbox)
             let service = try HTTPService(profile: sandboxProfile(sandbox), session: makeSession())
-            // Long enough that the second call comes while the first runs, even on a loaded machine.
-            let first = Task { try await service.requestResource("count", identifier: "r", uriValues: ["delay": "3"]) }
+            // Held until the second call has been made: it comes while the first runs, however long a
+            // loaded machine takes (a 3 s delay was not always enough in the whole suite).
+            let first = Task { try await service.requestResource("count", identifier: "r", uriValues: ["hold": "1"]) }
             await counter.waitUntil(count: 1)
             await #expect(throws: HTTPError.self) {
                 try await service.requestResource("count", identifier: "r", option: .reuse, uriValues: ["delay": "0.3"])
             }
+            counter.release()
             let cycle = try await first.value
             #expect(cycle.response.statusCode == 200)
             #expect(counter.count == 1)

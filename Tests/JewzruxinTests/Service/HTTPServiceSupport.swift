@@ -55,17 +55,19 @@ func sandboxProfile(_ sandbox: Sandbox) -> [String: Any] {
             ["Name": "hello", "URITemplate": "/hello/"],
             ["Name": "echo", "URITemplate": "/echo/{?delay,code}"],
             ["Name": "inspect", "URITemplate": "/inspect/{?q}", "Method": "POST"],
-            ["Name": "count", "URITemplate": "/count/{?delay}"],
+            ["Name": "count", "URITemplate": "/count/{?delay,hold}"],
             ["Name": "raw", "URITemplate": "/hello/"],
         ] as [[String: Any]],
     ]
 }
 
-/// Answers `/count/` after `delay` seconds, counting requests.
+/// Answers `/count/` after `delay` seconds, counting requests; with `hold`, not before the test calls
+/// ``RequestLog/release()`` (30 s at most).
 func routeCounter(_ sandbox: Sandbox) -> RequestLog {
     let counter = RequestLog()
     sandbox.route("/count/") { request in
         counter.record(request.rawQuery)
+        if request.queryValue("hold") != nil { counter.holdUntilReleased() }
         var response = SandboxResponse.text("counted")
         response.delay = Double(request.queryValue("delay") ?? "0") ?? 0
         return response
@@ -81,6 +83,17 @@ final class RequestLog: Sendable {
     }
 
     private let state = Mutex(State())
+    private let released = DispatchSemaphore(value: 0)
+
+    /// Blocks the sandbox's thread answering a held request until ``release()`` (30 s at most).
+    func holdUntilReleased() {
+        _ = released.wait(timeout: .now() + 30)
+    }
+
+    /// Lets one held request be answered.
+    func release() {
+        released.signal()
+    }
 
     func record(_ query: String) {
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
