@@ -65,22 +65,23 @@ func erredResponse(_ result: Outcome, sourceLocation: SourceLocation = #_sourceL
     return response
 }
 
-/// Counts the bytes the sandbox produced for a body, to prove a transfer was stopped early.
+/// Counts the bytes the sandbox produced for a body, to prove a transfer was stopped early or held
+/// back.
 ///
-/// The body comes at most 64 KiB per millisecond, like a fast network rather than loopback: URLSession
-/// on Linux reads without backpressure (L2), and a loopback sender flooding it delays a cancel by
-/// seconds and hundreds of megabytes (see the report), which would hide whether the client stopped
-/// the transfer at all.
+/// By default the body comes at most 64 KiB per millisecond, like a fast network rather than
+/// loopback: URLSession on Linux reads without backpressure (L2), and a loopback sender flooding it
+/// delays a cancel by seconds and hundreds of megabytes (see the report), which would hide whether
+/// the client stopped the transfer at all. A backpressure test takes it at loopback speed.
 final class ProducedBytes: Sendable {
     private let produced = Atomic<Int64>(0)
 
     var count: Int64 { produced.load(ordering: .relaxed) }
 
-    /// A throttled pattern body of `count` bytes that counts what the sandbox asks for.
-    func body(count: Int64) -> SandboxBody {
+    /// A pattern body of `count` bytes that counts what the sandbox asks for; `throttled` as above.
+    func body(count: Int64, throttled: Bool = true) -> SandboxBody {
         SandboxBody(count: count) { offset, length in
             self.produced.add(Int64(length), ordering: .relaxed)
-            Thread.sleep(forTimeInterval: 0.001)
+            if throttled { Thread.sleep(forTimeInterval: 0.001) }
             return SandboxBody.expectedPattern(offset: offset, count: length)
         }
     }

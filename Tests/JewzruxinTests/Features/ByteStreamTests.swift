@@ -70,12 +70,9 @@ struct ByteStreamTests {
         guard TransportUnderTest.current != .urlSession else { return }
         try await withSandbox { sandbox in
             let size: Int64 = 256 << 20
-            let produced = Atomic<Int64>(0)
+            let produced = ProducedBytes()
             sandbox.route("/huge/") { _ in
-                SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: SandboxBody(count: size) { offset, length in
-                    produced.add(Int64(length), ordering: .relaxed)
-                    return SandboxBody.expectedPattern(offset: offset, count: length)
-                })
+                SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: produced.body(count: size, throttled: false))
             }
             let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/huge/"))), session: makeSession())
             let (_, bytes) = try await cycle.stream()
@@ -89,7 +86,7 @@ struct ByteStreamTests {
                     // The slow consumer: a pause long enough for loopback to send the whole body.
                     paused = true
                     try await Task.sleep(for: .milliseconds(500))
-                    let sent = produced.load(ordering: .relaxed)
+                    let sent = produced.count
                     #expect(sent < size / 4, "the sandbox produced \(sent) of \(size) bytes while the consumer paused")
                 }
             }
