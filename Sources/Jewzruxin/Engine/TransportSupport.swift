@@ -66,8 +66,30 @@ final class TransportCookieJar: @unchecked Sendable {
     private func header(for url: URL) -> String? {
         // Many apps store no cookie: listing them all is cheaper than matching them to the URL,
         // which parses its host.
-        guard storage.cookies?.isEmpty == false, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
+        guard storage.cookies?.isEmpty == false, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
+        let cookies = Self.sendable(stored, to: url, at: Date())
+        guard !cookies.isEmpty else { return nil }
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    /// Of the cookies the storage has for `url`'s host, those RFC 6265 §5.4 lets go with a request
+    /// to `url`, longest path first: unexpired, whose path matches the request's, and `Secure` ones
+    /// only over https. swift-corelibs-foundation's `cookies(for:)` matches the domain only.
+    static func sendable(_ cookies: [HTTPCookie], to url: URL, at now: Date) -> [HTTPCookie] {
+        let path = url.path.isEmpty ? "/" : url.path
+        let isSecure = url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } ?? false
+        return cookies
+            .filter { cookie in
+                (isSecure || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true) && pathMatches(path, cookie.path)
+            }
+            .sorted { $0.path.utf8.count > $1.path.utf8.count }
+    }
+
+    /// Whether a request's path is in a cookie's (RFC 6265 §5.1.4): the same, or below it at a `/`.
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if cookiePath.isEmpty || requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
     private func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {

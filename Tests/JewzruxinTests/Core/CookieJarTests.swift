@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import Jewzruxin
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Which stored cookies go with a request (RFC 6265 §5.4), as every transport's jar picks them:
+/// no socket, no storage.
+@Suite("Cookie jar: which cookies go with a request")
+struct CookieJarTests {
+    @Test("path-match (RFC 6265 §5.1.4)", arguments: [
+        ("/", "/", true), ("/a", "/", true), ("/a", "/a", true), ("/a/", "/a", true), ("/a/b", "/a", true),
+        ("/a/b", "/a/", true), ("/a/", "/a/", true), ("/ab", "/a", false), ("/a", "/a/", false),
+        ("/", "/a", false), ("/A", "/a", false), ("/a", "", true),
+    ])
+    func pathMatch(requestPath: String, cookiePath: String, matches: Bool) {
+        #expect(TransportCookieJar.pathMatches(requestPath, cookiePath) == matches)
+    }
+
+    static func cookie(_ name: String, path: String = "/", secure: Bool = false, expires: Date? = nil) throws -> HTTPCookie {
+        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: "example.com", .path: path]
+        if secure { properties[.secure] = "TRUE" }
+        if let expires { properties[.expires] = expires }
+        return try #require(HTTPCookie(properties: properties))
+    }
+
+    @Test("unexpired, path-matched, Secure only over https, the longest path first")
+    func sendable() throws {
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        let stored = [
+            try Self.cookie("root"),
+            try Self.cookie("deep", path: "/api/v1"),
+            try Self.cookie("mid", path: "/api"),
+            try Self.cookie("other", path: "/web"),
+            try Self.cookie("secure", secure: true),
+            try Self.cookie("expired", expires: now.addingTimeInterval(-1)),
+            try Self.cookie("fresh", expires: now.addingTimeInterval(60)),
+        ]
+        func names(_ url: String) throws -> [String] {
+            TransportCookieJar.sendable(stored, to: try #require(URL(string: url)), at: now).map(\.name)
+        }
+        let overHTTP = try names("http://example.com/api/v1/items")
+        #expect(Array(overHTTP.prefix(2)) == ["deep", "mid"])
+        #expect(Set(overHTTP) == ["deep", "mid", "root", "fresh"])
+        #expect(Set(try names("https://example.com/api/v1/items")) == ["deep", "mid", "root", "fresh", "secure"])
+        #expect(Set(try names("http://example.com")) == ["root", "fresh"])
+        #expect(Set(try names("HTTPS://example.com/web/page")) == ["other", "root", "fresh", "secure"])
+    }
+}
