@@ -71,11 +71,4 @@ public struct HTTPRequest: Sendable {
         if value.withUTF8Bytes({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) { return "the value contains CR, LF or NUL" }
         return nil
     }
-
-    /// The `URLRequest` that is handed to URLSession: ``core`` with ``data`` as its body.
-    var wireRequest: URLRequest {
-        var wire = core
-        if let data { wire.httpBody = data }
-        return wire
-    }
 }

@@ -125,9 +125,9 @@ struct TransportTests {
         }
     }
 
-    /// The engine follows every redirect (URLSession's included) with a new transfer. On URLSession,
-    /// FoundationNetworking replaces a caller's `Cookie` with the storage's on any request for which
-    /// the storage has cookies, redirected or not: here the redirect has just stored one.
+    /// The engine follows every redirect (URLSession's included) with a new transfer, which keeps a
+    /// caller's own `Cookie` though the redirect has just stored one for the URL. (FoundationNetworking
+    /// would put the storage's in its place: the URLSession transport sends the cookies itself.)
     @Test("a caller's own Cookie header is what a same-origin redirect sends on, even when the redirect sets a cookie", arguments: [301, 302, 303, 307])
     func ownCookieAfterCookieSettingRedirect(code: Int) async throws {
         try await withSandbox { sandbox in
@@ -137,11 +137,47 @@ struct TransportTests {
             try await cycle.start()
             let inspection = try Inspection(cycle.response)
             #expect(inspection.path == "/inspect/")
-            withKnownIssue("FoundationNetworking replaces a caller's Cookie when its storage has cookies for the URL") {
-                #expect(inspection.values("Cookie") == ["mine=1"], "\(inspection.headers)")
-            } when: {
-                TransportUnderTest.current == .urlSession
+            #expect(inspection.values("Cookie") == ["mine=1"], "\(inspection.headers)")
+        }
+    }
+
+    @Test("the session's cookies: every Set-Cookie line is stored; sent back by path, unexpired, Secure ones only over https; none where the session or the request handles none")
+    func sessionCookies() async throws {
+        try await withSandbox { sandbox in
+            let setting: [String: any Sendable] = ["header": [
+                "Set-Cookie:dated=1; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT",
+                "Set-Cookie:plain=2; Path=/",
+                "Set-Cookie:deeper=3; Path=/jar/deep",
+                "Set-Cookie:elsewhere=4; Path=/other",
+                "Set-Cookie:secure=5; Path=/; Secure",
+                "Set-Cookie:expired=6; Path=/; Expires=Thu, 01 Jan 1970 00:00:01 GMT",
+            ]]
+            // Each Cookie field line the request carried, one per line of the body.
+            sandbox.route("/jar/*") { request in .text(request.headers.values(for: "Cookie").joined(separator: "\n")) }
+            let session = makeSession()
+            _ = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: setting, session: session)
+            func cookies(at path: String) async throws -> [String] {
+                let lines = try await HTTPCycle.get(sandbox.string(path), session: session).response.text?.split(separator: "\n") ?? []
+                #expect(lines.count <= 1, "\(lines)")
+                return lines.flatMap { $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } }
             }
+            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "plain=2"])
+            #expect(Set(try await cookies(at: "/jar/deeper")) == ["dated=1", "plain=2"])
+            // The longest path first (RFC 6265 §5.4).
+            let deep = try await cookies(at: "/jar/deep/x")
+            #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3"])
+            #expect(deep.first == "deeper=3")
+
+            let url = try #require(URL(string: sandbox.string("/inspect/")))
+            let withoutCookies = HTTPCycle(requestURL: url, session: session)
+            withoutCookies.request.core.httpShouldHandleCookies = false
+            try await withoutCookies.start()
+            #expect(try Inspection(withoutCookies.response).values("Cookie").isEmpty)
+
+            let refusing = makeSession { $0.httpShouldSetCookies = false }
+            _ = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: setting, session: refusing)
+            let none = try Inspection(try await HTTPCycle.get(sandbox.string("/inspect/"), session: refusing).response)
+            #expect(none.values("Cookie").isEmpty, "\(none.headers)")
         }
     }
 

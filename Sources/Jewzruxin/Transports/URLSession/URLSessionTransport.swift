@@ -29,8 +29,19 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = OperationQueue()
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
-        let router = SessionRouter()
-        core = (URLSession(configuration: configuration.urlSessionConfiguration, delegate: router, delegateQueue: queue), router)
+        let sessionConfiguration = configuration.urlSessionConfiguration
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking puts the storage's cookies in place of a request's own `Cookie`
+        // header. The transport sends and stores the session's cookies itself, as the curl and
+        // native transports do; FoundationNetworking is given no storage to do it with.
+        let cookies = TransportCookieJar(configuration)
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        #else
+        let cookies: TransportCookieJar? = nil
+        #endif
+        let router = SessionRouter(cookies: cookies)
+        core = (URLSession(configuration: sessionConfiguration, delegate: router, delegateQueue: queue), router)
     }
 
     private init() {
@@ -72,19 +83,21 @@ public final class URLSessionTransport: HTTPTransport {
                 NSURLErrorFailingURLErrorKey: request.url as Any,
             ]), events: events)
         }
+        var core = request.core
+        if let cookies = router.cookies?.header(for: core) { core.setValue(cookies, forHTTPHeaderField: "Cookie") }
         let task: URLSessionTask
         var form: SessionRouter.FormBody?
         switch upload {
-        case .data(let data)?: task = session.uploadTask(with: request.core, from: data)
-        case .file(let url)?: task = session.uploadTask(with: request.core, fromFile: url)
+        case .data(let data)?: task = session.uploadTask(with: core, from: data)
+        case .file(let url)?: task = session.uploadTask(with: core, fromFile: url)
         case .multipart(let multipart)?:
             do {
                 let plan = try multipart.plan()
                 if let length = plan.length, length <= Self.inMemoryFormLimit {
-                    task = session.uploadTask(with: request.core, from: try multipart.encodedData())
+                    task = session.uploadTask(with: core, from: try multipart.encodedData())
                 } else {
                     let body = SessionRouter.FormBody(plan: plan)
-                    var streamed = request.core
+                    var streamed = core
                     streamed.httpBodyStream = body.makeStream()
                     #if !canImport(FoundationNetworking)
                     // Apple's URLSession sends a stream body with the length it is given.
@@ -96,9 +109,11 @@ public final class URLSessionTransport: HTTPTransport {
             } catch {
                 return FailedTransfer(error: error, events: events)
             }
-        case nil: task = session.dataTask(with: request.wireRequest)
+        case nil:
+            if let data = request.data { core.httpBody = data }
+            task = session.dataTask(with: core)
         }
-        router.register(task, events, form: form)
+        router.register(task, events, request: request.core, form: form)
         return Transfer(task: task)
     }
 
@@ -154,6 +169,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private struct Entry {
         let events: HTTPTransferEvents
+        /// The request as the engine made it, for the cookies of its response.
+        let request: URLRequest
         /// The form streamed as the body, if it is one.
         var form: FormBody?
         var receivedResponse = false
@@ -163,9 +180,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let entries = Locked([Int: Entry]())
+    /// The session's cookies, which the transport sends and stores itself (on Linux); `nil` when
+    /// URLSession does, or the session has none.
+    let cookies: TransportCookieJar?
 
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, form: FormBody?) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form) }
+    init(cookies: TransportCookieJar?) {
+        self.cookies = cookies
+    }
+
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, request: URLRequest, form: FormBody?) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, request: request, form: form) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -181,7 +205,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let http = response as? HTTPURLResponse, let events = events(for: dataTask, update: { $0.receivedResponse = true }) {
+        var request: URLRequest?
+        if let http = response as? HTTPURLResponse,
+           let events = events(for: dataTask, update: { $0.receivedResponse = true; request = $0.request }) {
+            // Stored before the engine hears of the response: a redirect it follows sends them.
+            // FoundationNetworking joins the field lines with ", ", which `HTTPCookie` splits again.
+            if let cookies, let request, let setCookie = http.value(forHTTPHeaderField: "Set-Cookie") {
+                cookies.store([setCookie], for: request)
+            }
             events.didReceive(http)
         }
         completionHandler(.allow)
