@@ -93,15 +93,32 @@ final class TransportCookieJar: @unchecked Sendable {
     }
 
     private func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
-        guard policy != .never else { return }
-        // One line at a time: a date in `Expires` has a comma, so joined lines can't be split.
+        guard policy != .never, let host = url.host?.lowercased() else { return }
+        // `HTTPCookie` splits a line FoundationNetworking joined with ", " (a date in `Expires`
+        // has a comma too), but a line at a time where the transport has them costs no guess.
+        // It keeps any `Domain`, which swift-corelibs-foundation's storage then sends to that
+        // domain's hosts: a cookie for a domain the host isn't in is dropped here.
         let cookies = lines.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+            .filter { Self.domainMatches(host, $0.domain) }
         guard !cookies.isEmpty else { return }
-        if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host, let host = url.host,
-           !host.hasSuffix(main) {
+        if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host?.lowercased(), !Self.domainMatches(host, main) {
             return
         }
         storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
+    }
+
+    /// Whether `host` is in a cookie's domain (RFC 6265 §5.1.3; §5.3 drops a cookie whose `Domain`
+    /// its response's host isn't in): the domain itself, or a name under it. An IP address is in
+    /// its own only, and a single label (`com`) is no domain to share cookies in; beyond that no
+    /// public-suffix list is consulted (`co.uk` passes).
+    static func domainMatches(_ host: String, _ cookieDomain: String) -> Bool {
+        var domain = cookieDomain.lowercased()
+        if domain.hasPrefix(".") { domain.removeFirst() }
+        let host = host.lowercased()
+        if !domain.isEmpty, host == domain { return true }
+        guard domain.contains("."), host.hasSuffix("." + domain) else { return false }
+        let isIPAddress = host.contains(":") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
+        return !isIPAddress
     }
 }
 

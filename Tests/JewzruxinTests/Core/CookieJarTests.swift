@@ -18,6 +18,17 @@ struct CookieJarTests {
         #expect(TransportCookieJar.pathMatches(requestPath, cookiePath) == matches)
     }
 
+    @Test("domain-match (RFC 6265 §5.1.3): the host, or a domain of more than one label it is under", arguments: [
+        ("www.example.com", "www.example.com", true), ("www.example.com", ".example.com", true), ("www.example.com", "example.com", true),
+        ("WWW.Example.com", ".EXAMPLE.com", true), ("example.com", ".example.com", true), ("a.b.example.com", "example.com", true),
+        ("www.example.com", "other.com", false), ("example.com", "www.example.com", false), ("badexample.com", "example.com", false),
+        ("www.example.com", "com", false), ("www.example.com", ".com", false), ("localhost", "localhost", true),
+        ("127.0.0.1", "127.0.0.1", true), ("127.0.0.1", "0.0.1", false), ("www.example.com", "", false), ("www.example.com", ".", false),
+    ])
+    func domainMatch(host: String, cookieDomain: String, matches: Bool) {
+        #expect(TransportCookieJar.domainMatches(host, cookieDomain) == matches)
+    }
+
     static func cookie(_ name: String, path: String = "/", secure: Bool = false, expires: Date? = nil) throws -> HTTPCookie {
         var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: "example.com", .path: path]
         if secure { properties[.secure] = "TRUE" }

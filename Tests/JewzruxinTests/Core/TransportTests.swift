@@ -151,6 +151,9 @@ struct TransportTests {
                 "Set-Cookie:elsewhere=4; Path=/other",
                 "Set-Cookie:secure=5; Path=/; Secure",
                 "Set-Cookie:expired=6; Path=/; Expires=Thu, 01 Jan 1970 00:00:01 GMT",
+                // For hosts the sandbox's (127.0.0.1) isn't: dropped, not kept for them.
+                "Set-Cookie:foreign=7; Path=/; Domain=example.com",
+                "Set-Cookie:tld=8; Path=/; Domain=com",
             ]]
             // Each Cookie field line the request carried, one per line of the body.
             sandbox.route("/jar/*") { request in .text(request.headers.values(for: "Cookie").joined(separator: "\n")) }
@@ -167,6 +170,8 @@ struct TransportTests {
             let deep = try await cookies(at: "/jar/deep/x")
             #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3"])
             #expect(deep.first == "deeper=3")
+            let stored = Set(session.configuration.httpCookieStorage?.cookies?.map(\.name) ?? [])
+            #expect(stored.isDisjoint(with: ["foreign", "tld"]), "\(stored)")
 
             let url = try #require(URL(string: sandbox.string("/inspect/")))
             let withoutCookies = HTTPCycle(requestURL: url, session: session)
