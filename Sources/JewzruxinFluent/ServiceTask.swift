@@ -5,8 +5,8 @@ import Jewzruxin
 ///
 /// A task wraps one `HTTPCycle` (``cycle``) and sends it once. Handlers run after the response
 /// has arrived, one at a time, in the order they were added, each on its queue: the one given as
-/// the first argument (a ``HandlerQueue``: `.main`, `.queue(someQueue)`, `.inline`…), else the
-/// cycle's ``HTTPCycle/handlerQueue``, else the session's ``HTTPSession/handlerQueue``, which is its
+/// the first argument (a `HandlerQueue`: `.main`, `.queue(someQueue)`, `.inline`…), else the
+/// cycle's `HTTPCycle.handlerQueue`, else the session's `HTTPSession.handlerQueue`, which is its
 /// delegate queue (the main queue by default) unless changed:
 ///
 /// ```swift
@@ -38,7 +38,7 @@ import Jewzruxin
 ///   larger one, or one read after a handler has run, on the session's `workerQueue`. Only the
 ///   handler's closure runs on its queue, so a large body doesn't hold the main queue up.
 ///
-/// An inline handler (``HandlerQueue/inline``) costs no hop: it runs on the thread that moves the chain on,
+/// An inline handler (`HandlerQueue.inline`) costs no hop: it runs on the thread that moves the chain on,
 /// where the request ended (a transport's thread), on the worker queue after a large body was read,
 /// or, added once the task has finished with nothing to read, at once, inside the call that adds it.
 /// Keep it short and never block in it.

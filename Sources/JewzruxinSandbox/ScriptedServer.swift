@@ -131,7 +131,7 @@ public final class ScriptedServer: Sendable {
         ServerLifetime.stop(stopped, signal: core.stopSignal, threads: core.threads, listener: listenFD)
     }
 
-    /// Runs `body` with a server playing `scripts` (as ``init(connectionScripts:)`` does),
+    /// Runs `body` with a server playing `scripts` (as ``init(connectionScripts:port:)`` does),
     /// stopped afterwards on a thread of its own.
     ///
     /// - Parameters:
