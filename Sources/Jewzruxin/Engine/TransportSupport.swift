@@ -94,17 +94,83 @@ final class TransportCookieJar: @unchecked Sendable {
 
     private func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
         guard policy != .never, let host = url.host?.lowercased() else { return }
-        // `HTTPCookie` splits a line FoundationNetworking joined with ", " (a date in `Expires`
-        // has a comma too), but a line at a time where the transport has them costs no guess.
-        // It keeps any `Domain`, which swift-corelibs-foundation's storage then sends to that
-        // domain's hosts: a cookie for a domain the host isn't in is dropped here.
-        let cookies = lines.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
-            .filter { Self.domainMatches(host, $0.domain) }
+        let now = Date()
+        var cookies: [HTTPCookie] = []
+        // A cookie at a time: FoundationNetworking joins the lines with ", ".
+        for line in lines.flatMap(Self.cookieLines) {
+            #if canImport(FoundationNetworking)
+            let maxAge = Self.maxAge(in: line)
+            #endif
+            // `HTTPCookie` keeps any `Domain`, which swift-corelibs-foundation's storage then sends
+            // to that domain's hosts: a cookie for a domain the host isn't in is dropped here.
+            for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
+            where Self.domainMatches(host, cookie.domain) {
+                #if canImport(FoundationNetworking)
+                // swift-corelibs-foundation reads no `Max-Age`: a cookie a server ends with
+                // `Max-Age=0` (a logout) stayed, one for an hour lived as long as the process.
+                if let maxAge, let aged = Self.cookie(cookie, expiringAt: maxAge > 0 ? now.addingTimeInterval(maxAge) : .distantPast) {
+                    cookies.append(aged)
+                    continue
+                }
+                #endif
+                cookies.append(cookie)
+            }
+        }
         guard !cookies.isEmpty else { return }
         if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host?.lowercased(), !Self.domainMatches(host, main) {
             return
         }
         storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
+    }
+
+    /// The cookies of a `Set-Cookie` field value, one per string: a line as sent, or several that
+    /// FoundationNetworking joined with ", ". A comma starts another cookie where `name=` follows
+    /// it, not inside a date (`Expires=Wed, 21 Oct 2037 …`).
+    static func cookieLines(_ field: String) -> [String] {
+        var lines: [String] = []
+        for piece in field.split(separator: ",", omittingEmptySubsequences: false) {
+            if let last = lines.last, !startsCookie(piece) {
+                lines[lines.count - 1] = last + "," + piece
+            } else {
+                lines.append(String(piece))
+            }
+        }
+        return lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Whether `text` begins with a cookie's `name=` (an HTTP token, after spaces).
+    private static func startsCookie(_ text: Substring) -> Bool {
+        let bytes = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        let name = bytes.prefix { HTTPHeaderSyntax.isTokenByte($0) }
+        return !name.isEmpty && bytes.dropFirst(name.count).first == UInt8(ascii: "=")
+    }
+
+    /// The `Max-Age` of one cookie's line, in seconds (RFC 6265 §5.2.2): the last such attribute
+    /// that is a whole number, `nil` when there is none.
+    static func maxAge(in line: String) -> TimeInterval? {
+        var age: TimeInterval?
+        for attribute in line.split(separator: ";").dropFirst() {
+            let parts = attribute.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2,
+                  HTTPHeaderSyntax.equalIgnoringASCIICase(parts[0].trimmingCharacters(in: .whitespaces), "max-age")
+            else { continue }
+            let value = parts[1].trimmingCharacters(in: .whitespaces)
+            let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = TimeInterval(value) else { continue }
+            age = number
+        }
+        return age
+    }
+
+    /// `cookie` with `date` as its expiry, keeping its other attributes.
+    static func cookie(_ cookie: HTTPCookie, expiringAt date: Date) -> HTTPCookie? {
+        guard var properties = cookie.properties else { return nil }
+        properties[.expires] = date
+        properties[.discard] = nil
+        properties[.maximumAge] = nil
+        // swift-corelibs-foundation lists `Secure` as a Bool but reads it back only as "TRUE".
+        properties[.secure] = cookie.isSecure ? "TRUE" : nil
+        return HTTPCookie(properties: properties)
     }
 
     /// Whether `host` is in a cookie's domain (RFC 6265 §5.1.3; §5.3 drops a cookie whose `Domain`

@@ -29,6 +29,36 @@ struct CookieJarTests {
         #expect(TransportCookieJar.domainMatches(host, cookieDomain) == matches)
     }
 
+    @Test("a Set-Cookie value splits into its cookies at a comma that a name= follows, not inside a date")
+    func cookieLines() {
+        #expect(TransportCookieJar.cookieLines("a=1; Path=/") == ["a=1; Path=/"])
+        #expect(TransportCookieJar.cookieLines("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2; Max-Age=5,c=3")
+            == ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "b=2; Max-Age=5", "c=3"])
+        #expect(TransportCookieJar.cookieLines("a=x, y; Path=/, , b=") == ["a=x, y; Path=/,", "b="])
+        #expect(TransportCookieJar.cookieLines("").isEmpty)
+    }
+
+    @Test("Max-Age (RFC 6265 §5.2.2): the last whole number, any case; others ignored", arguments: [
+        ("a=1; Max-Age=60", 60.0 as Double?), ("a=1; max-age=0", 0), ("a=1; MAX-AGE = -5 ; Path=/", -5),
+        ("a=1; Max-Age=60; Max-Age=7", 7), ("a=1; Max-Age=60; Max-Age=soon", 60), ("a=1; Max-Age=1.5", nil),
+        ("a=1; Max-Age=", nil), ("a=1; Path=/", nil), ("max-age=5", nil), ("a=1; Max-Age=+5", nil),
+    ])
+    func maxAge(line: String, age: Double?) {
+        #expect(TransportCookieJar.maxAge(in: line) == age)
+    }
+
+    @Test("a cookie given an expiry keeps its name, value, domain, path and Secure")
+    func expiring() throws {
+        let date = Date(timeIntervalSince1970: 2_000_000_000)
+        for secure in [false, true] {
+            let aged = try #require(TransportCookieJar.cookie(try Self.cookie("k", path: "/p", secure: secure), expiringAt: date))
+            #expect(aged.expiresDate == date)
+            #expect([aged.name, aged.value, aged.domain, aged.path] == ["k", "1", "example.com", "/p"])
+            #expect(aged.isSecure == secure)
+            #expect(!aged.isSessionOnly)
+        }
+    }
+
     static func cookie(_ name: String, path: String = "/", secure: Bool = false, expires: Date? = nil) throws -> HTTPCookie {
         var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: "example.com", .path: path]
         if secure { properties[.secure] = "TRUE" }

@@ -141,7 +141,7 @@ struct TransportTests {
         }
     }
 
-    @Test("the session's cookies: every Set-Cookie line is stored; sent back by path, unexpired, Secure ones only over https; none where the session or the request handles none")
+    @Test("the session's cookies: every Set-Cookie line for the host is stored, Max-Age read; sent back by path, unexpired, Secure ones only over https; none where the session or the request handles none")
     func sessionCookies() async throws {
         try await withSandbox { sandbox in
             let setting: [String: any Sendable] = ["header": [
@@ -154,6 +154,7 @@ struct TransportTests {
                 // For hosts the sandbox's (127.0.0.1) isn't: dropped, not kept for them.
                 "Set-Cookie:foreign=7; Path=/; Domain=example.com",
                 "Set-Cookie:tld=8; Path=/; Domain=com",
+                "Set-Cookie:hour=9; Path=/; Max-Age=3600",
             ]]
             // Each Cookie field line the request carried, one per line of the body.
             sandbox.route("/jar/*") { request in .text(request.headers.values(for: "Cookie").joined(separator: "\n")) }
@@ -164,14 +165,19 @@ struct TransportTests {
                 #expect(lines.count <= 1, "\(lines)")
                 return lines.flatMap { $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } }
             }
-            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "plain=2"])
-            #expect(Set(try await cookies(at: "/jar/deeper")) == ["dated=1", "plain=2"])
+            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "plain=2", "hour=9"])
+            #expect(Set(try await cookies(at: "/jar/deeper")) == ["dated=1", "plain=2", "hour=9"])
             // The longest path first (RFC 6265 §5.4).
             let deep = try await cookies(at: "/jar/deep/x")
-            #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3"])
+            #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3", "hour=9"])
             #expect(deep.first == "deeper=3")
-            let stored = Set(session.configuration.httpCookieStorage?.cookies?.map(\.name) ?? [])
-            #expect(stored.isDisjoint(with: ["foreign", "tld"]), "\(stored)")
+            let stored = session.configuration.httpCookieStorage?.cookies ?? []
+            #expect(Set(stored.map(\.name)).isDisjoint(with: ["foreign", "tld"]), "\(stored)")
+            // Max-Age sets the expiry (an hour from now); Max-Age=0 ends a cookie (a logout).
+            let expiry = try #require(stored.first { $0.name == "hour" }?.expiresDate)
+            #expect(abs(expiry.timeIntervalSinceNow - 3600) < 600)
+            _ = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: ["header": "Set-Cookie:plain=; Path=/; Max-Age=0"], session: session)
+            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "hour=9"])
 
             let url = try #require(URL(string: sandbox.string("/inspect/")))
             let withoutCookies = HTTPCycle(requestURL: url, session: session)
