@@ -76,13 +76,19 @@ final class TransportCookieJar: @unchecked Sendable {
     /// to `url`, longest path first: unexpired, whose path matches the request's, and `Secure` ones
     /// only over https. swift-corelibs-foundation's `cookies(for:)` matches the domain only.
     static func sendable(_ cookies: [HTTPCookie], to url: URL, at now: Date) -> [HTTPCookie] {
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = requestPath(of: url)
         let isSecure = url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } ?? false
         return cookies
             .filter { cookie in
                 (isSecure || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true) && pathMatches(path, cookie.path)
             }
             .sorted { $0.path.utf8.count > $1.path.utf8.count }
+    }
+
+    /// The path of `url` as sent, `/` when it has none: `URL.path` drops a final `/` and decodes.
+    static func requestPath(of url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+        return path.isEmpty ? "/" : path
     }
 
     /// Whether a request's path is in a cookie's (RFC 6265 §5.1.4): the same, or below it at a `/`.
@@ -99,17 +105,22 @@ final class TransportCookieJar: @unchecked Sendable {
         // A cookie at a time: FoundationNetworking joins the lines with ", ".
         for line in lines.flatMap(Self.cookieLines) {
             #if canImport(FoundationNetworking)
-            let maxAge = Self.maxAge(in: line)
+            // swift-corelibs-foundation reads no `Max-Age` (a cookie a server ended with
+            // `Max-Age=0`, a logout, stayed; one for an hour lived as long as the process), and
+            // gives a cookie without a `Path` the path `/`, not the request's directory (RFC 6265
+            // §5.2.4): one set by /app/login went to every path of the host.
+            let expiry = Self.maxAge(in: line).map { $0 > 0 ? now.addingTimeInterval($0) : Date.distantPast }
+            let hasPath = Self.attributeValues("path", in: line).contains { $0.hasPrefix("/") }
+            let path = hasPath ? nil : Self.defaultPath(of: url)
             #endif
             // `HTTPCookie` keeps any `Domain`, which swift-corelibs-foundation's storage then sends
             // to that domain's hosts: a cookie for a domain the host isn't in is dropped here.
             for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
             where Self.domainMatches(host, cookie.domain) {
                 #if canImport(FoundationNetworking)
-                // swift-corelibs-foundation reads no `Max-Age`: a cookie a server ends with
-                // `Max-Age=0` (a logout) stayed, one for an hour lived as long as the process.
-                if let maxAge, let aged = Self.cookie(cookie, expiringAt: maxAge > 0 ? now.addingTimeInterval(maxAge) : .distantPast) {
-                    cookies.append(aged)
+                if expiry != nil || (path != nil && path != cookie.path),
+                   let corrected = Self.cookie(cookie, expiringAt: expiry, path: path) {
+                    cookies.append(corrected)
                     continue
                 }
                 #endif
@@ -145,29 +156,43 @@ final class TransportCookieJar: @unchecked Sendable {
         return !name.isEmpty && bytes.dropFirst(name.count).first == UInt8(ascii: "=")
     }
 
+    /// The values of the attributes named `name` (any case) of one cookie's line, in order; empty
+    /// for one without `=`.
+    static func attributeValues(_ name: String, in line: String) -> [String] {
+        line.split(separator: ";").dropFirst().compactMap { attribute in
+            let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard HTTPHeaderSyntax.equalIgnoringASCIICase(parts[0].trimmingCharacters(in: .whitespaces), name) else { return nil }
+            return parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        }
+    }
+
     /// The `Max-Age` of one cookie's line, in seconds (RFC 6265 §5.2.2): the last such attribute
     /// that is a whole number, `nil` when there is none.
     static func maxAge(in line: String) -> TimeInterval? {
-        var age: TimeInterval?
-        for attribute in line.split(separator: ";").dropFirst() {
-            let parts = attribute.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2,
-                  HTTPHeaderSyntax.equalIgnoringASCIICase(parts[0].trimmingCharacters(in: .whitespaces), "max-age")
-            else { continue }
-            let value = parts[1].trimmingCharacters(in: .whitespaces)
+        attributeValues("max-age", in: line).last { value in
             let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
-            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = TimeInterval(value) else { continue }
-            age = number
-        }
-        return age
+            return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        }.flatMap(TimeInterval.init)
     }
 
-    /// `cookie` with `date` as its expiry, keeping its other attributes.
-    static func cookie(_ cookie: HTTPCookie, expiringAt date: Date) -> HTTPCookie? {
+    /// The path of a cookie set without one by a response to `url` (RFC 6265 §5.1.4): the
+    /// directory of its path, `/` at the top.
+    static func defaultPath(of url: URL) -> String {
+        let path = requestPath(of: url)
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// `cookie` with `date` as its expiry and `path` as its path where given, keeping its other
+    /// attributes.
+    static func cookie(_ cookie: HTTPCookie, expiringAt date: Date?, path: String? = nil) -> HTTPCookie? {
         guard var properties = cookie.properties else { return nil }
-        properties[.expires] = date
-        properties[.discard] = nil
-        properties[.maximumAge] = nil
+        if let date {
+            properties[.expires] = date
+            properties[.discard] = nil
+            properties[.maximumAge] = nil
+        }
+        if let path { properties[.path] = path }
         // swift-corelibs-foundation lists `Secure` as a Bool but reads it back only as "TRUE".
         properties[.secure] = cookie.isSecure ? "TRUE" : nil
         return HTTPCookie(properties: properties)

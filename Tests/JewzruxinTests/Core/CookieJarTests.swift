@@ -47,6 +47,14 @@ struct CookieJarTests {
         #expect(TransportCookieJar.maxAge(in: line) == age)
     }
 
+    @Test("the default path (RFC 6265 §5.1.4): the directory of the request's path", arguments: [
+        ("http://h/", "/"), ("http://h", "/"), ("http://h/login", "/"), ("http://h/app/login", "/app"),
+        ("http://h/app/", "/app"), ("http://h/a/b/c?q=1", "/a/b"),
+    ])
+    func defaultPath(url: String, path: String) throws {
+        #expect(TransportCookieJar.defaultPath(of: try #require(URL(string: url))) == path)
+    }
+
     @Test("a cookie given an expiry keeps its name, value, domain, path and Secure")
     func expiring() throws {
         let date = Date(timeIntervalSince1970: 2_000_000_000)
@@ -71,7 +79,7 @@ struct CookieJarTests {
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         let stored = [
             try Self.cookie("root"),
-            try Self.cookie("deep", path: "/api/v1"),
+            try Self.cookie("deep", path: "/api/v1/"),
             try Self.cookie("mid", path: "/api"),
             try Self.cookie("other", path: "/web"),
             try Self.cookie("secure", secure: true),
@@ -86,6 +94,7 @@ struct CookieJarTests {
         #expect(Set(overHTTP) == ["deep", "mid", "root", "fresh"])
         #expect(Set(try names("https://example.com/api/v1/items")) == ["deep", "mid", "root", "fresh", "secure"])
         #expect(Set(try names("http://example.com")) == ["root", "fresh"])
+        #expect(Set(try names("http://example.com/api/v1/")) == ["deep", "mid", "root", "fresh"])
         #expect(Set(try names("HTTPS://example.com/web/page")) == ["other", "root", "fresh", "secure"])
     }
 }

@@ -155,6 +155,8 @@ struct TransportTests {
                 "Set-Cookie:foreign=7; Path=/; Domain=example.com",
                 "Set-Cookie:tld=8; Path=/; Domain=com",
                 "Set-Cookie:hour=9; Path=/; Max-Age=3600",
+                // Set by /echo/ without a Path: for /echo and below only.
+                "Set-Cookie:pathless=10",
             ]]
             // Each Cookie field line the request carried, one per line of the body.
             sandbox.route("/jar/*") { request in .text(request.headers.values(for: "Cookie").joined(separator: "\n")) }
@@ -173,6 +175,7 @@ struct TransportTests {
             #expect(deep.first == "deeper=3")
             let stored = session.configuration.httpCookieStorage?.cookies ?? []
             #expect(Set(stored.map(\.name)).isDisjoint(with: ["foreign", "tld"]), "\(stored)")
+            #expect(stored.first { $0.name == "pathless" }?.path == "/echo")
             // Max-Age sets the expiry (an hour from now); Max-Age=0 ends a cookie (a logout).
             let expiry = try #require(stored.first { $0.name == "hour" }?.expiresDate)
             #expect(abs(expiry.timeIntervalSinceNow - 3600) < 600)
