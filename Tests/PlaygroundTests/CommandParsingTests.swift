@@ -29,6 +29,8 @@ struct CommandParsingTests {
         #expect(try parse("auth test 12345") == .setAuth(username: "test", password: "12345"))
         #expect(try parse("auth OFF") == .clearAuth)
         #expect(try parse("auth") == .showAuth)
+        #expect(try parse("cookies") == .listCookies)
+        #expect(try parse("Cookies CLEAR") == .clearCookies)
         #expect(try parse("base") == .base(nil))
         #expect(try parse("base http://h:1") == .base("http://h:1"))
     }
@@ -65,6 +67,7 @@ struct CommandParsingTests {
         ("timing maybe", "usage: timing [on | off]"),
         ("timing on off", "usage: timing [on | off]"),
         ("unheader", "usage: unheader Name"),
+        ("cookies all", "usage: cookies [clear]"),
         ("auth onlyuser", "usage: auth [user password | off]"),
         ("base a b", "usage: base [URL | sandbox]"),
         ("json a b", "usage: json [key.path]"),
@@ -97,7 +100,7 @@ struct CommandParsingTests {
     @Test("every command has help, found by each of its names")
     func helpEntries() throws {
         for name in ["get", "HEAD", "delete", "post", "put", "patch", "download", "base", "header", "unheader", "auth",
-                     "headers", "text", "json", "curl", "metrics", "timing", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
+                     "cookies", "headers", "text", "json", "curl", "metrics", "timing", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
             let entry = try #require(CommandHelp.entry(named: name), "no help for \(name)")
             #expect(CommandHelp.detail(entry).hasPrefix(entry.usage + "\n  " + entry.summary))
         }

@@ -47,6 +47,30 @@ struct PlaygroundSessionTests {
         }
     }
 
+    @Test("cookies lists what the servers set; they go back on every transport, stay across transport switches; cookies clear forgets them")
+    func cookies() async throws {
+        try await withPlayground { playground, output, _ in
+            #expect(await playground.run(line: "cookies").succeeded)
+            #expect(output.standardOutput.contains("no cookies"))
+            let set = #"GET /echo/ header=="Set-Cookie:flavour=oat; Path=/" header=="Set-Cookie:until=1; Path=/api; Max-Age=3600; Secure""#
+            #expect(await playground.run(line: set).succeeded)
+            #expect(await playground.run(line: "cookies").succeeded)
+            let lines = output.standardOutput.split(separator: "\n").filter { $0.hasPrefix("flavour=") || $0.hasPrefix("until=") }
+            #expect(lines.count == 2, "\(output.standardOutput)")
+            #expect(lines.first == "flavour=oat  127.0.0.1/  for this session")
+            #expect(lines.last?.hasPrefix("until=1  127.0.0.1/api  until 20") == true && lines.last?.hasSuffix("  secure") == true)
+            for transport in ["native", "curl", "urlsession"] {
+                #expect(await playground.run(line: "transport \(transport); GET /inspect/").succeeded)
+                let headers = try receivedHeaders(playground)
+                #expect(headers["cookie"] == "flavour=oat", "\(transport)")
+            }
+            #expect(await playground.run(line: "cookies clear; GET /inspect/").succeeded)
+            #expect(output.standardOutput.contains("2 cookies cleared"))
+            let headers = try receivedHeaders(playground)
+            #expect(headers["cookie"] == nil)
+        }
+    }
+
     @Test("transport curl runs requests on libcurl, keeping headers and auth, and reads the chunked trailer response")
     func curlTransport() async throws {
         try await withPlayground { playground, output, _ in

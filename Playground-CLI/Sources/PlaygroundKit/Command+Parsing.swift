@@ -25,6 +25,12 @@ extension Command {
             guard arguments.count == 1 else { throw Self.usage(of: name) }
             self = .removeHeader(arguments[0].hasSuffix(":") ? String(arguments[0].dropLast()) : arguments[0])
         case "auth": self = try Self.parseAuth(arguments)
+        case "cookies":
+            switch arguments.map({ $0.lowercased() }) {
+            case []: self = .listCookies
+            case ["clear"]: self = .clearCookies
+            default: throw Self.usage(of: name)
+            }
         case "base":
             guard arguments.count <= 1 else { throw Self.usage(of: name) }
             self = .base(arguments.first)

@@ -12,6 +12,10 @@ enum Command: Sendable, Hashable {
     case listHeaders
     /// `unheader Name`: stop sending a header.
     case removeHeader(String)
+    /// `cookies`: list the cookies the servers set.
+    case listCookies
+    /// `cookies clear`: forget them.
+    case clearCookies
     /// `auth user password`: answer Basic and Digest challenges.
     case setAuth(username: String, password: String)
     /// `auth off`: stop answering challenges.

@@ -93,6 +93,15 @@ enum CommandHelp {
             names: ["unheader"], group: "Session",
             usage: "unheader Name", synopsis: "unheader Name", summary: "stop sending a header", details: []),
         Entry(
+            names: ["cookies"], group: "Session",
+            usage: "cookies [clear]", synopsis: "cookies [clear]",
+            summary: "list the cookies the servers set, or forget them",
+            details: [
+                "One line each: name=value, domain and path, until when (or for this session), secure.",
+                "They go back with the requests they match, on every transport, and stay when the transport changes.",
+                "example: GET /echo/ header==\"Set-Cookie:k=v; Path=/\"; cookies",
+            ]),
+        Entry(
             names: ["auth"], group: "Session",
             usage: "auth [user password | off]", synopsis: "auth [user password | off]",
             summary: "answer Basic and Digest challenges (BasicAuthentication)",

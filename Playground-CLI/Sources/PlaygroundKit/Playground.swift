@@ -90,6 +90,8 @@ final class Playground {
     var showsTiming = false
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
+    /// The cookies the servers set, kept in memory across `transport` switches (`cookies` lists them).
+    let cookieStorage: HTTPCookieStorage
     let spinner: Spinner?
     /// Cancels the running request on Ctrl-C.
     let interrupter: Interrupter
@@ -118,7 +120,9 @@ final class Playground {
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
         self.history = history
-        session = Self.makeSession(timeout: configuration.timeout, transport: .librarysDefault, indicator: indicator)
+        // An ephemeral configuration's storage: in memory, this playground's own.
+        cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? .shared
+        session = Self.makeSession(timeout: configuration.timeout, transport: .librarysDefault, cookies: cookieStorage, indicator: indicator)
         interrupter = Interrupter(whenIdle: configuration.idleInterrupt, onExit: { Terminal.restore() })
         if configuration.showsSpinner, configuration.console.redraws {
             let spinner = Spinner(console: configuration.console)
@@ -152,9 +156,12 @@ final class Playground {
         }
     }
 
-    static func makeSession(timeout: TimeInterval, transport: TransportKind, indicator: NetworkActivityIndicator) -> HTTPSession {
+    static func makeSession(
+        timeout: TimeInterval, transport: TransportKind, cookies: HTTPCookieStorage, indicator: NetworkActivityIndicator
+    ) -> HTTPSession {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = timeout
+        sessionConfiguration.httpCookieStorage = cookies
         let delegateQueue = OperationQueue()
         delegateQueue.name = "PlaygroundKit.Playground.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
@@ -165,7 +172,7 @@ final class Playground {
     }
 
     /// `transport`: prints the transport, or moves to a new session on the named one, keeping the
-    /// authentication.
+    /// authentication and the cookies.
     func transport(_ name: String?) throws(PlaygroundError) {
         guard let name else {
             console.line("transport: \(transportKind.rawValue)")
@@ -179,7 +186,7 @@ final class Playground {
             throw PlaygroundError("the curl transport can't be used: \(error)")
         }
         let authentications = session.authentications
-        session = Self.makeSession(timeout: configuration.timeout, transport: kind, indicator: indicator)
+        session = Self.makeSession(timeout: configuration.timeout, transport: kind, cookies: cookieStorage, indicator: indicator)
         session.authentications = authentications
         transportKind = kind
         console.line("transport: \(kind.rawValue)")
@@ -253,6 +260,8 @@ final class Playground {
         case .showCurl: try showCurl()
         case .showMetrics: try showMetrics()
         case .timing(let on): timing(on)
+        case .listCookies: listCookies()
+        case .clearCookies: clearCookies()
         case .save(let path): try save(to: path)
         case .download(let target, let path): try await download(target, to: path)
         case .resumeDownload: try await resumeDownload()
@@ -281,6 +290,29 @@ final class Playground {
             return
         }
         for header in sessionHeaders { console.line("\(header.name): \(header.value)") }
+    }
+
+    /// `cookies`: one line per stored cookie, by domain, path and name.
+    private func listCookies() {
+        let cookies = (cookieStorage.cookies ?? []).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+        guard !cookies.isEmpty else {
+            console.line("no cookies (a response's Set-Cookie adds them)")
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        for cookie in cookies {
+            var line = "\(cookie.name)=\(cookie.value)  \(cookie.domain)\(cookie.path)"
+            line += cookie.expiresDate.map { "  until \(formatter.string(from: $0))" } ?? "  for this session"
+            if cookie.isSecure { line += "  secure" }
+            console.line(line)
+        }
+    }
+
+    /// `cookies clear`: forgets every stored cookie.
+    private func clearCookies() {
+        let cookies = cookieStorage.cookies ?? []
+        for cookie in cookies { cookieStorage.deleteCookie(cookie) }
+        console.line("\(cookies.count) cookie\(cookies.count == 1 ? "" : "s") cleared")
     }
 
     private func removeHeader(_ name: String) throws(PlaygroundError) {
