@@ -55,6 +55,23 @@ struct CookieJarTests {
         #expect(TransportCookieJar.defaultPath(of: try #require(URL(string: url))) == path)
     }
 
+    @Test("cookie dates (RFC 6265 §5.1.1): any of the formats servers send, two-digit years in 1970–2069", arguments: [
+        ("Wed, 21 Oct 2037 07:28:00 GMT", "2037-10-21T07:28:00Z" as String?),
+        ("Wed, 21-Oct-2037 07:28:00 GMT", "2037-10-21T07:28:00Z"),
+        ("Wednesday, 21-Oct-37 07:28:00 GMT", "2037-10-21T07:28:00Z"),
+        ("Thu, 01-Jan-70 00:00:01 GMT", "1970-01-01T00:00:01Z"),
+        ("Wed Oct 21 07:28:00 2037", "2037-10-21T07:28:00Z"),
+        ("21 Oct 2037 07:28:00 GMT", "2037-10-21T07:28:00Z"),
+        ("wed, 21 OCTOBER 2037 7:8:9", "2037-10-21T07:08:09Z"),
+        ("Sat, 29 Feb 2020 23:59:59 GMT", "2020-02-29T23:59:59Z"),
+        ("Sun, 30 Feb 2020 12:00:00 GMT", nil), ("Wed, 32 Oct 2037 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 2037 24:00:00 GMT", nil), ("Wed, 21 Oct 1600 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 2037", nil), ("tomorrow", nil), ("", nil),
+    ])
+    func cookieDate(text: String, expected: String?) {
+        #expect(CookieDate.parse(text).map { ISO8601DateFormatter().string(from: $0) } == expected)
+    }
+
     @Test("a cookie given an expiry keeps its name, value, domain, path and Secure")
     func expiring() throws {
         let date = Date(timeIntervalSince1970: 2_000_000_000)

@@ -157,6 +157,8 @@ struct TransportTests {
                 "Set-Cookie:hour=9; Path=/; Max-Age=3600",
                 // Set by /echo/ without a Path: for /echo and below only.
                 "Set-Cookie:pathless=10",
+                // An RFC 850 date, with its two-digit year.
+                "Set-Cookie:old-style=11; Path=/; Expires=Wednesday, 21-Oct-37 07:28:00 GMT",
             ]]
             // Each Cookie field line the request carried, one per line of the body.
             sandbox.route("/jar/*") { request in .text(request.headers.values(for: "Cookie").joined(separator: "\n")) }
@@ -167,11 +169,11 @@ struct TransportTests {
                 #expect(lines.count <= 1, "\(lines)")
                 return lines.flatMap { $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } }
             }
-            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "plain=2", "hour=9"])
-            #expect(Set(try await cookies(at: "/jar/deeper")) == ["dated=1", "plain=2", "hour=9"])
+            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "plain=2", "hour=9", "old-style=11"])
+            #expect(Set(try await cookies(at: "/jar/deeper")) == ["dated=1", "plain=2", "hour=9", "old-style=11"])
             // The longest path first (RFC 6265 §5.4).
             let deep = try await cookies(at: "/jar/deep/x")
-            #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3", "hour=9"])
+            #expect(Set(deep) == ["dated=1", "plain=2", "deeper=3", "hour=9", "old-style=11"])
             #expect(deep.first == "deeper=3")
             let stored = session.configuration.httpCookieStorage?.cookies ?? []
             #expect(Set(stored.map(\.name)).isDisjoint(with: ["foreign", "tld"]), "\(stored)")
@@ -180,7 +182,7 @@ struct TransportTests {
             let expiry = try #require(stored.first { $0.name == "hour" }?.expiresDate)
             #expect(abs(expiry.timeIntervalSinceNow - 3600) < 600)
             _ = try await HTTPCycle.get(sandbox.string("/echo/"), parameters: ["header": "Set-Cookie:plain=; Path=/; Max-Age=0"], session: session)
-            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "hour=9"])
+            #expect(Set(try await cookies(at: "/jar/")) == ["dated=1", "hour=9", "old-style=11"])
 
             let url = try #require(URL(string: sandbox.string("/inspect/")))
             let withoutCookies = HTTPCycle(requestURL: url, session: session)
