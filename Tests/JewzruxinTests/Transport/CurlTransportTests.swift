@@ -191,6 +191,16 @@ struct CurlTransportTests {
             let echoed = try await HTTPCycle.post(sandbox.string("/echo/"), parameters: ["content": "posted"], session: session)
             #expect(echoed.response.text == "posted")
 
+            // libcurl's own Accept, once; no Expect, so no 100-continue wait, and none on a GET.
+            let get = try Inspection(try await HTTPCycle.get(sandbox.string("/inspect/"), session: session).response)
+            #expect(get.values("Accept") == ["*/*"])
+            #expect(get.values("Expect").isEmpty)
+            let post = try Inspection(try await HTTPCycle.post(sandbox.string("/inspect/"), requestObject: Data("x".utf8),
+                                                               requestProcessors: [HTTPDataProcessor()], session: session).response)
+            #expect(post.values("Accept") == ["*/*"])
+            #expect(post.values("Expect").isEmpty)
+            #expect(post.body == "x")
+
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("curl-upload-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: file) }
             let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })

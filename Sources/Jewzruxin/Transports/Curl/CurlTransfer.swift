@@ -490,9 +490,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         if let encodings = settings.acceptedEncodings, !has("Accept-Encoding") { lines.append("Accept-Encoding: " + encodings) }
         if !has("Cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
         if !has("User-Agent") { lines.append("User-Agent: Jewzruxin") }
-        if !has("Accept") { lines.append("Accept: */*") }
-        // No 100-continue round trip: the other transports send the body at once.
-        if !has("Expect") { lines.append("Expect:") }
+        // libcurl sends `Accept: */*` itself when the request has none.
+        // No 100-continue round trip for a body: the other transports send it at once.
+        if body != nil, !has("Expect") { lines.append("Expect:") }
         var list: UnsafeMutableRawPointer?
         for line in lines {
             guard let appended = line.withCString({ jz_slist_append(list, $0) }) else {
