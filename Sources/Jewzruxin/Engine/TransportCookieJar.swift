@@ -33,23 +33,28 @@ final class TransportCookieJar: @unchecked Sendable {
     }
 
     private func header(for url: URL) -> String? {
-        // Many apps store no cookie: listing them all is cheaper than matching them to the URL,
-        // which parses its host.
-        guard storage.cookies?.isEmpty == false, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
+        // One snapshot of the storage, matched here: many apps store no cookie, and
+        // `cookies(for:)` would take a second one and parse the host again.
+        guard let stored = storage.cookies, !stored.isEmpty else { return nil }
         let cookies = Self.sendable(stored, to: url, at: Date())
         guard !cookies.isEmpty else { return nil }
-        return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+        return cookies.map { $0.name + "=" + $0.value }.joined(separator: "; ")
     }
 
-    /// Of the cookies the storage has for `url`'s host, those RFC 6265 §5.4 lets go with a request
-    /// to `url`, longest path first: unexpired, whose path matches the request's, and `Secure` ones
-    /// only over https. swift-corelibs-foundation's `cookies(for:)` matches the domain only.
+    /// Of `cookies`, those RFC 6265 §5.4 lets go with a request to `url`, longest path first: for
+    /// its host (a host-only cookie for that host alone, one with a `.domain` for the hosts in it),
+    /// unexpired, whose path matches the request's, and `Secure` ones only over https.
+    /// swift-corelibs-foundation's `cookies(for:)` checks the domain only.
     static func sendable(_ cookies: [HTTPCookie], to url: URL, at now: Date) -> [HTTPCookie] {
+        guard let host = url.host?.lowercased() else { return [] }
         let path = requestPath(of: url)
         let isSecure = url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } ?? false
         return cookies
             .filter { cookie in
-                (isSecure || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true) && pathMatches(path, cookie.path)
+                let domain = cookie.domain
+                let forHost = domain.hasPrefix(".") ? domainMatches(host, domain) : HTTPHeaderSyntax.equalIgnoringASCIICase(host, domain)
+                return forHost && (isSecure || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true)
+                    && pathMatches(path, cookie.path)
             }
             .sorted { $0.path.utf8.count > $1.path.utf8.count }
     }

@@ -84,8 +84,10 @@ struct CookieJarTests {
         }
     }
 
-    static func cookie(_ name: String, path: String = "/", secure: Bool = false, expires: Date? = nil) throws -> HTTPCookie {
-        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: "example.com", .path: path]
+    static func cookie(
+        _ name: String, domain: String = "example.com", path: String = "/", secure: Bool = false, expires: Date? = nil
+    ) throws -> HTTPCookie {
+        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: domain, .path: path]
         if secure { properties[.secure] = "TRUE" }
         if let expires { properties[.expires] = expires }
         return try #require(HTTPCookie(properties: properties))
@@ -113,5 +115,23 @@ struct CookieJarTests {
         #expect(Set(try names("http://example.com")) == ["root", "fresh"])
         #expect(Set(try names("http://example.com/api/v1/")) == ["deep", "mid", "root", "fresh"])
         #expect(Set(try names("HTTPS://example.com/web/page")) == ["other", "root", "fresh", "secure"])
+    }
+
+    @Test("a host-only cookie goes to its host alone; one with a .domain to the hosts in it")
+    func sendableByHost() throws {
+        let stored = [
+            try Self.cookie("hostOnly", domain: "example.com"),
+            try Self.cookie("shared", domain: ".example.com"),
+            try Self.cookie("api", domain: "api.example.com"),
+            try Self.cookie("elsewhere", domain: ".other.com"),
+        ]
+        func names(_ url: String) throws -> Set<String> {
+            Set(TransportCookieJar.sendable(stored, to: try #require(URL(string: url)), at: Date()).map(\.name))
+        }
+        #expect(try names("http://example.com/") == ["hostOnly", "shared"])
+        #expect(try names("http://API.example.com/") == ["shared", "api"])
+        #expect(try names("http://deep.api.example.com/") == ["shared"])
+        #expect(try names("http://badexample.com/").isEmpty)
+        #expect(try names("http://other.com/") == ["elsewhere"])
     }
 }
