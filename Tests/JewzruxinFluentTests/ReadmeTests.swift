@@ -148,6 +148,15 @@ struct ReadmeTests {
         }
     }
 
+    @Test("the cookies example stores a cookie for an hour, then the server ends it")
+    func cookies() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 2)
+            try await readmeCookies(sandbox, printed)
+            #expect(printed.all == ["theme dark true", "0"])
+        }
+    }
+
     @Test("the native transport example gets Hello World")
     func nativeTransport() async throws {
         try await Sandbox.withSandbox { sandbox in
