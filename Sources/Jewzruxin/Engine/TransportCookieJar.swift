@@ -235,7 +235,11 @@ enum CookieDate {
     private static func leadingNumber(_ token: Substring.UTF8View.SubSequence, digits: ClosedRange<Int>) -> Int? {
         let number = token.prefix(while: isDigit)
         guard digits.contains(number.count) else { return nil }
-        return number.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return value(of: number)
+    }
+
+    private static func value(of digits: Substring.UTF8View.SubSequence) -> Int {
+        digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     /// `hh:mm:ss`, each of one or two digits, then no digit.
@@ -245,7 +249,7 @@ enum CookieDate {
         for index in 0..<3 {
             let number = rest.prefix(while: isDigit)
             guard (1...2).contains(number.count) else { return nil }
-            fields.append(number.reduce(0) { $0 * 10 + Int($1 - 0x30) })
+            fields.append(value(of: number))
             rest = rest.dropFirst(number.count)
             if index < 2 {
                 guard rest.first == UInt8(ascii: ":") else { return nil }

@@ -113,7 +113,7 @@ public final class URLSessionTransport: HTTPTransport {
             if let data = request.data { core.httpBody = data }
             task = session.dataTask(with: core)
         }
-        router.register(task, events, request: request.core, form: form)
+        router.register(task, events, form: form)
         return Transfer(task: task)
     }
 
@@ -169,8 +169,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private struct Entry {
         let events: HTTPTransferEvents
-        /// The request as the engine made it, for the cookies of its response.
-        let request: URLRequest
         /// The form streamed as the body, if it is one.
         var form: FormBody?
         var receivedResponse = false
@@ -188,8 +186,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         self.cookies = cookies
     }
 
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, request: URLRequest, form: FormBody?) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, request: request, form: form) }
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, form: FormBody?) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -205,12 +203,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        var request: URLRequest?
-        if let http = response as? HTTPURLResponse,
-           let events = events(for: dataTask, update: { $0.receivedResponse = true; request = $0.request }) {
+        if let http = response as? HTTPURLResponse, let events = events(for: dataTask, update: { $0.receivedResponse = true }) {
             // Stored before the engine hears of the response: a redirect it follows sends them.
-            // FoundationNetworking joins the field lines with ", ", which `HTTPCookie` splits again.
-            if let cookies, let request, let setCookie = http.value(forHTTPHeaderField: "Set-Cookie") {
+            // FoundationNetworking joins the field lines with ", ", which the jar splits again.
+            if let cookies, let request = dataTask.originalRequest, let setCookie = http.value(forHTTPHeaderField: "Set-Cookie") {
                 cookies.store([setCookie], for: request)
             }
             events.didReceive(http)
