@@ -6,6 +6,14 @@ extension HTTPCycle {
     /// cycle with a progress or download handler resumes it after their calls on its handler queue,
     /// so that they have all run.
     ///
+    /// Nothing here waits for the main queue unless asked: when the handlers would go to the main
+    /// queue only because it is the session's delegate queue (the default), an awaited run calls its
+    /// progress and download handlers where their events happen, without a hop, as
+    /// ``HandlerQueue/inline`` does (keep them short). Set the cycle's ``handlerQueue`` (or the
+    /// session's ``HTTPSession/handlerQueue``) to `.main` to have them there; the task then resumes
+    /// only once the main queue has run them. ``downloadProgress`` and ``uploadProgress`` report
+    /// progress as sequences instead.
+    ///
     /// Cancelling the calling task cancels the cycle. A cycle cancelled any way while awaited throws
     /// `CancellationError`.
     /// - Returns: The response (also in ``response``).
@@ -14,7 +22,7 @@ extension HTTPCycle {
     public func start() async throws -> HTTPResponse {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let completion = Completion(notifiesExplicitCancel: true, isInline: true) { cycle, error in
+                let completion = Completion(notifiesExplicitCancel: true, isInline: true, isAwaited: true) { cycle, error in
                     switch error {
                     case nil: continuation.resume(returning: cycle.response)
                     case HTTPError.cancelled?: continuation.resume(throwing: CancellationError())

@@ -16,6 +16,16 @@ extension HTTPCycle {
         var error: any Error
         var counters: StateMachine.Counters
         var solicited: Bool
+        var retryableMethods: Set<HTTPMethod>?
+        /// How long the run had taken when the attempt failed, in seconds.
+        var elapsed: TimeInterval
+
+        /// The failure as an interceptor and the retry strategy see it.
+        var attemptFailure: HTTPAttemptFailure {
+            HTTPAttemptFailure(
+                request: sent, response: response.hasHead ? response : nil, error: error, retriedCount: counters.retried,
+                solicited: solicited, elapsed: elapsed, retryableMethods: retryableMethods)
+        }
     }
 
     /// Sends `request` as `attempt`, adapted by `interceptors` first when there are any.
@@ -25,8 +35,12 @@ extension HTTPCycle {
             return
         }
         let task = InterceptionTask()
-        guard locked.withLock({ $0.machine.adaptationBegan(attempt: attempt, task: task) }) else { return }
-        task.run {
+        // The run's task context when the adaptation began, `.none` when the attempt went stale.
+        let began: TaskContext?? = locked.withLock { s in
+            s.machine.adaptationBegan(attempt: attempt, task: task) ? .some(s.taskContext) : .none
+        }
+        guard let context = began else { return }
+        task.run(in: context) {
             var adapted = request
             do {
                 for interceptor in interceptors {
@@ -46,11 +60,12 @@ extension HTTPCycle {
     /// the session's retry strategy does.
     func askInterceptors(_ interceptors: [any HTTPInterceptor], about failure: Failure, attempt: Int) {
         let task = InterceptionTask()
-        guard locked.withLock({ $0.machine.retryDecisionBegan(after: attempt, task: task) }) else { return }
-        let attemptFailure = HTTPAttemptFailure(
-            request: failure.sent, response: failure.response.hasHead ? failure.response : nil,
-            error: failure.error, retriedCount: failure.counters.retried)
-        task.run {
+        let began: TaskContext?? = locked.withLock { s in
+            s.machine.retryDecisionBegan(after: attempt, task: task) ? .some(s.taskContext) : .none
+        }
+        guard let context = began else { return }
+        let attemptFailure = failure.attemptFailure
+        task.run(in: context) {
             var decision = HTTPRetryDecision.doNotRetry
             for interceptor in interceptors {
                 decision = await interceptor.retry(self, after: attemptFailure)
@@ -79,15 +94,25 @@ extension HTTPCycle {
     }
 
     /// Retries the failed `attempt` when the session's retry strategy (or delegate) says so;
-    /// otherwise finishes the run with its error.
+    /// otherwise finishes the run with its error, saying how many attempts were made and why no
+    /// other followed when that is news (more than one attempt, or a retry refused as unsafe).
     func retryOrFinish(_ failure: Failure, attempt: Int) {
-        if let delay = session.retryDelay(
-            for: self, error: failure.error, response: failure.response.hasHead ? failure.response : nil,
-            retriedCount: failure.counters.retried, solicited: failure.solicited),
-           scheduleRetry(after: attempt, error: failure.error, delay: delay) {
-            return
+        switch session.retryVerdict(for: self, failure: failure.attemptFailure) {
+        case .retry(let delay):
+            if scheduleRetry(after: attempt, error: failure.error, delay: delay.isFinite && delay > 0 ? delay : 0) { return }
+            finish(attempt: attempt, response: failure.response, error: failure.error)
+        case .giveUp(let reason):
+            var error = failure.error
+            if failure.counters.retried > 0 || !HTTPSession.isPlainRefusal(reason) {
+                let summary = HTTPRetrySummary(attempts: failure.counters.retried + 1, reason: reason)
+                error = HTTPError.summarising(error, with: summary)
+            }
+            var response = failure.response
+            if case .statusCodeSeemsToHaveErred(let summarised)? = error as? HTTPError {
+                response.retrySummary = summarised.retrySummary
+            }
+            finish(attempt: attempt, response: response, error: error)
         }
-        finish(attempt: attempt, response: failure.response, error: failure.error)
     }
 
     static func isCancelled(_ error: any Error) -> Bool {

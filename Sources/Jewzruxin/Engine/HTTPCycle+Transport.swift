@@ -3,6 +3,7 @@ import JewzruxinAuth
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JewzruxinPrimitives
 
 // What a transport reports, and how a finished transfer is judged: the engine asks the session's
 // seams (authentication, redirect policy, retry strategy, status delegate) and follows their answers.
@@ -90,6 +91,8 @@ extension HTTPCycle {
         var continuation: (any DownloadContinuation)?
         var counters: StateMachine.Counters
         var solicited: Bool
+        var retryableMethods: Set<HTTPMethod>?
+        var runStart: MonotonicTime
     }
 
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
@@ -99,7 +102,8 @@ extension HTTPCycle {
                 response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
                 error: completed.error.map(Self.mapTransportError),
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
-                interceptors: s.settings.interceptors, continuation: s.settings.download?.continuation, counters: s.machine.counters, solicited: s.settings.solicited)
+                interceptors: s.settings.interceptors, continuation: s.settings.download?.continuation, counters: s.machine.counters, solicited: s.settings.solicited,
+                retryableMethods: s.settings.retryableMethods, runStart: s.runStart)
         }
         // Taken, not copied: what finished holds a response, a request and their references.
         guard var finished = taken.take() else { return }
@@ -163,7 +167,8 @@ extension HTTPCycle {
             }
             let failure = Failure(
                 response: finished.response, sent: finished.sent, error: error,
-                counters: finished.counters, solicited: finished.solicited)
+                counters: finished.counters, solicited: finished.solicited, retryableMethods: finished.retryableMethods,
+                elapsed: Double(MonotonicTime.now.nanoseconds &- finished.runStart.nanoseconds) / 1e9)
             let interceptors = finished.interceptors ?? session.interceptors
             if !interceptors.isEmpty, !Self.isCancelled(error) {
                 askInterceptors(interceptors, about: failure, attempt: attempt)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JewzruxinPrimitives
 
 /// One HTTP request and its response, sent over an ``HTTPSession``.
 ///
@@ -26,6 +27,10 @@ public final class HTTPCycle: Sendable {
         let notifiesExplicitCancel: Bool
         /// Whether the handler runs on the thread the run ends on rather than on the handler queue.
         var isInline = false
+        /// Whether a task awaits the run (``HTTPCycle/start()``): then its progress and download
+        /// handlers don't go to the main queue unless asked to, so that the task never waits for a
+        /// main queue nobody services (a server, a command-line tool).
+        var isAwaited = false
         let handler: CompletionHandler
     }
 
@@ -42,6 +47,13 @@ public final class HTTPCycle: Sendable {
         var monitors: [any HTTPEventMonitor] = []
         /// The progress sequences to feed until the run ends.
         var progressObservers: [ProgressObserver] = []
+        /// When the current run began, for the retry strategy's time limit.
+        var runStart = MonotonicTime(nanoseconds: 0)
+        /// Whether a task awaits the current run (see ``Completion/isAwaited``).
+        var isAwaited = false
+        /// The task-local values of the current run's caller, for its interceptors; `nil` when it
+        /// has none or began outside a task.
+        var taskContext: TaskContext?
     }
 
     /// What the caller configured: read when a run or an attempt begins.
@@ -54,6 +66,7 @@ public final class HTTPCycle: Sendable {
         var responseProcessors: [HTTPProcessor]?
         var authentications: [any HTTPAuthenticator]?
         var interceptors: [any HTTPInterceptor]?
+        var retryableMethods: Set<HTTPMethod>?
         var timeoutIntervalForResource: TimeInterval?
         var contentHandler: (any ContentHandler)?
         var uploadSource: UploadSource?
@@ -155,6 +168,22 @@ public final class HTTPCycle: Sendable {
         set { locked.withLock { $0.settings.interceptors = newValue } }
     }
 
+    /// The methods this cycle's request is resent for after a failure that may have reached the
+    /// server; `nil` (the default) takes the session's retry strategy's
+    /// (``HTTPRetryStrategy/retryableMethods``: the idempotent methods, so not `POST` or `PATCH`).
+    ///
+    /// ```swift
+    /// let cycle = HTTPCycle(requestURL: url, requestMethod: .post)
+    /// cycle.retryableMethods = [.post] // this POST may be sent twice: the server dedupes it
+    /// ```
+    ///
+    /// A request with an `Idempotency-Key` header is resent whatever its method, and so is one whose
+    /// attempt failed before a byte of it went out (a refused connection, a connect timeout).
+    public var retryableMethods: Set<HTTPMethod>? {
+        get { locked.withLock { $0.settings.retryableMethods } }
+        set { locked.withLock { $0.settings.retryableMethods = newValue } }
+    }
+
     /// The longest a run may take, retries included, before it ends with a `timedOut` error; `nil`
     /// uses the session configuration's `timeoutIntervalForResource` (which URLSession itself
     /// ignores on Linux, L10).
@@ -204,12 +233,13 @@ public final class HTTPCycle: Sendable {
     /// The completion handler given to the last ``start(_:)`` runs when the new run ends. A cycle
     /// that has finished can be restarted too.
     public func restart() {
-        let (activity, handlerQueue, monitors) = session.runDefaults
+        let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
+        let context = capturedContext(sessionIntercepts: intercepts)
         let (attempt, run, actions, replaced) = locked.withLock { s -> (Int, Int, StateMachine.Actions, [any HTTPEventMonitor]) in
             // The run a restart replaces ends for the monitors that heard it begin.
             let replaced = s.machine.isActive ? s.monitors : []
             let (attempt, actions) = s.machine.restart(activity: activity)
-            s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue), monitors: monitors)
+            s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, context: context)
             return (attempt, s.machine.run, actions, replaced)
         }
         for monitor in replaced { monitor.cycle(self, didFinishWith: HTTPError.cancelled) }
@@ -218,11 +248,13 @@ public final class HTTPCycle: Sendable {
     }
 
     func begin(_ completion: Completion) {
-        let (activity, handlerQueue, monitors) = session.runDefaults
+        let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
+        let context = capturedContext(sessionIntercepts: intercepts)
         let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
             let action = s.machine.start(completion, activity: activity)
             if case .send = action {
-                s.beginRun(handlers: session.delivery(for: s.settings.handlerQueue ?? handlerQueue), monitors: monitors)
+                s.isAwaited = completion.isAwaited
+                s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, context: context)
             }
             return (action, s.machine.run)
         }
@@ -235,6 +267,13 @@ public final class HTTPCycle: Sendable {
         }
     }
 
+    /// The caller's task-local values, when a run beginning now will have interceptors to give them
+    /// to (its own, or the session's) and the caller runs in a task.
+    private func capturedContext(sessionIntercepts: Bool) -> TaskContext? {
+        let intercepts = locked.withLock { $0.settings.interceptors.map { !$0.isEmpty } } ?? sessionIntercepts
+        return intercepts ? TaskContext.capture() : nil
+    }
+
     /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
     private func launch(run: Int, attempt: Int, after actions: StateMachine.Actions) {
         perform(actions)
@@ -244,11 +283,23 @@ public final class HTTPCycle: Sendable {
 }
 
 extension HTTPCycle.Guarded {
+    /// Where a run's handlers go: the cycle's handler queue, else the session's, except that an
+    /// awaited run whose handlers would go to the main queue only because it is the session's
+    /// delegate queue runs them inline: an `async` caller must not depend on the main queue.
+    func delivery(in session: HTTPSession, sessionQueue: HandlerQueue) -> HandlerDelivery {
+        let queue = settings.handlerQueue ?? sessionQueue
+        let delivery = session.delivery(for: queue)
+        if isAwaited, queue.delivery == nil, delivery.isMain { return .inline }
+        return delivery
+    }
+
     /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`, its
     /// events to `monitors`.
-    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor]) {
+    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor], context: TaskContext?) {
+        taskContext = context
         response = HTTPResponse()
         explicitlyCanceling = false
+        runStart = .now
         self.handlers = handlers
         self.monitors = monitors
     }

@@ -95,19 +95,41 @@ public struct HTTPAttemptFailure: Sendable {
     /// How many times the run has been resent after a failure already (by an interceptor or the
     /// retry strategy).
     public let retriedCount: Int
+    /// Whether the cycle is solicited (``HTTPCycle/solicited``).
+    public let solicited: Bool
+    /// How long the run has taken so far, retries and their waits included, in seconds.
+    public let elapsed: TimeInterval
+    /// `false` when the attempt certainly failed before a byte of the request went out (the host
+    /// wasn't found, the connection was refused or never made, TLS failed): sending it again can't
+    /// repeat anything, whatever its method. `true` otherwise, since the server may have acted on it.
+    public let requestMayHaveBeenSent: Bool
+    /// The cycle's own ``HTTPCycle/retryableMethods``; `nil` when it takes the strategy's.
+    public let retryableMethods: Set<HTTPMethod>?
 
-    /// Creates a failure; the engine makes them, a test of an interceptor may too.
+    /// Creates a failure; the engine makes them, a test of an interceptor or a strategy may too.
     ///
     /// - Parameters:
     ///   - request: The request as it went.
     ///   - response: The response, if one arrived.
     ///   - error: Why the attempt failed.
     ///   - retriedCount: The retries of the run so far.
-    public init(request: HTTPRequest, response: HTTPResponse?, error: any Error, retriedCount: Int) {
+    ///   - solicited: Whether the cycle is solicited.
+    ///   - elapsed: How long the run has taken, in seconds.
+    ///   - requestMayHaveBeenSent: `false` when the attempt failed before anything was sent; by
+    ///     default, what the error says (``HTTPError/requestWasNotSent``).
+    ///   - retryableMethods: The cycle's own retryable methods, if it has any.
+    public init(
+        request: HTTPRequest, response: HTTPResponse?, error: any Error, retriedCount: Int, solicited: Bool = false,
+        elapsed: TimeInterval = 0, requestMayHaveBeenSent: Bool? = nil, retryableMethods: Set<HTTPMethod>? = nil
+    ) {
         self.request = request
         self.response = response
         self.error = error
         self.retriedCount = retriedCount
+        self.solicited = solicited
+        self.elapsed = elapsed
+        self.requestMayHaveBeenSent = requestMayHaveBeenSent ?? !HTTPError.requestWasNotSent(error)
+        self.retryableMethods = retryableMethods
     }
 
     /// The response's status, if a response arrived.

@@ -22,6 +22,11 @@ extension HTTPSession {
         /// The longest wait for any progress (a byte sent or received), in seconds; a request's own
         /// `timeoutInterval`, when not URLRequest's default of 60, overrides it.
         public var timeoutIntervalForRequest: TimeInterval
+        /// The longest wait for a connection to be made (TCP and TLS), in seconds: 10 by default, as
+        /// AsyncHTTPClient's; never longer than the request's idle timeout. A connect that times out
+        /// sent nothing, so the retry strategy may send any request again after it. The curl and
+        /// native transports honour it; URLSession has no such setting and waits the idle timeout.
+        public var timeoutIntervalForConnect: TimeInterval = 10
         /// The longest a cycle may take, retries included, in seconds: each cycle enforces it as its
         /// deadline (URLSession on Linux ignores it, L10). 7 days or more means none.
         public var timeoutIntervalForResource: TimeInterval

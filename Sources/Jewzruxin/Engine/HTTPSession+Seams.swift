@@ -10,6 +10,13 @@ import FoundationNetworking
 ///
 /// ``RetryPolicy`` is the one a session uses unless told otherwise; a ``HTTPSessionDelegate`` can
 /// still decide whether to retry, with the strategy's delay.
+///
+/// The engine asks ``verdict(for:)``. Its default answer keeps to RFC 9110 §9.2.2: a request whose
+/// method isn't in ``retryableMethods`` (`POST` and `PATCH`, by default) is sent again only when
+/// it carries an `Idempotency-Key` header, or when its attempt certainly failed before a byte of it
+/// went out (``HTTPAttemptFailure/requestMayHaveBeenSent``); then it asks
+/// ``shouldRetry(error:retriedCount:solicited:)`` and ``delay(beforeRetry:response:)``. A strategy
+/// that implements `verdict(for:)` itself decides everything, the method rule included.
 public protocol HTTPRetryStrategy: Sendable {
     /// Whether a try that failed with `error` is sent again.
     ///
@@ -25,6 +32,62 @@ public protocol HTTPRetryStrategy: Sendable {
     ///   - retry: The number of the retry to come.
     ///   - response: The failed response, when one arrived (for `Retry-After`).
     func delay(beforeRetry retry: Int, response: HTTPResponse?) -> TimeInterval?
+
+    /// The methods resent after a failure that may have reached the server: ``HTTPMethod/idempotent``
+    /// unless the strategy says otherwise. A cycle's own ``HTTPCycle/retryableMethods`` replace them.
+    var retryableMethods: Set<HTTPMethod> { get }
+
+    /// Whether the failed attempt is sent again and after how long, or why not.
+    ///
+    /// - Parameter failure: The attempt, the request as it went, how long the run has taken.
+    func verdict(for failure: HTTPAttemptFailure) -> HTTPRetryVerdict
+}
+
+extension HTTPRetryStrategy {
+    /// ``HTTPMethod/idempotent``: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`.
+    public var retryableMethods: Set<HTTPMethod> { HTTPMethod.idempotent }
+
+    /// ``shouldRetry(error:retriedCount:solicited:)``, then the method rule
+    /// (``HTTPAttemptFailure/isSafeToResend(retryableMethods:)``), then
+    /// ``delay(beforeRetry:response:)``.
+    public func verdict(for failure: HTTPAttemptFailure) -> HTTPRetryVerdict {
+        guard shouldRetry(error: failure.error, retriedCount: failure.retriedCount, solicited: failure.solicited) else {
+            return .giveUp(HTTPSession.notResent)
+        }
+        if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? retryableMethods) {
+            return .giveUp(unsafe)
+        }
+        guard let delay = delay(beforeRetry: failure.retriedCount + 1, response: failure.response) else {
+            return .giveUp(HTTPSession.noDelay)
+        }
+        return .retry(after: delay)
+    }
+}
+
+/// What a retry strategy decides about a failed attempt.
+public enum HTTPRetryVerdict: Sendable, Equatable {
+    /// Send the request again after this many seconds.
+    case retry(after: TimeInterval)
+    /// End the run with the attempt's error; the phrase says why (it ends up in the error's
+    /// description: "gave up after 4 attempts: the retry limit of 3 was reached").
+    case giveUp(String)
+}
+
+extension HTTPAttemptFailure {
+    /// Whether sending the request again can't do what the user didn't ask for: its attempt failed
+    /// before a byte of it went out, its method is in `retryableMethods`, or it carries an
+    /// `Idempotency-Key` header (the server then recognises a repeat).
+    public func isSafeToResend(retryableMethods: Set<HTTPMethod>) -> Bool {
+        unsafeToResend(retryableMethods: retryableMethods) == nil
+    }
+
+    /// Why the request can't be resent safely, `nil` when it can.
+    func unsafeToResend(retryableMethods: Set<HTTPMethod>) -> String? {
+        if !requestMayHaveBeenSent || retryableMethods.contains(request.method) { return nil }
+        if request.value(forHTTPHeaderField: "Idempotency-Key") != nil { return nil }
+        return "\(request.method) is not idempotent and may have reached the server, so it is not sent again "
+            + "(add it to retryableMethods, or send an Idempotency-Key header, to allow it)"
+    }
 }
 
 /// What the engine does with a response its policy calls a redirect.

@@ -185,8 +185,8 @@ public final class HTTPSession: Sendable {
     }
 
     /// What a run of a cycle takes from the session when it begins, read under one lock.
-    var runDefaults: (activity: (any RunActivity)?, handlerQueue: HandlerQueue, monitors: [any HTTPEventMonitor]) {
-        shared.withLock { ($0.runActivity, $0.handlerQueue, $0.eventMonitors) }
+    var runDefaults: (activity: (any RunActivity)?, handlerQueue: HandlerQueue, monitors: [any HTTPEventMonitor], intercepts: Bool) {
+        shared.withLock { ($0.runActivity, $0.handlerQueue, $0.eventMonitors, !$0.interceptors.isEmpty) }
     }
 
     /// Where downloads are written while they arrive (the temporary directory by default).
@@ -201,18 +201,31 @@ public final class HTTPSession: Sendable {
     /// How many transfers of this session's cycles are in flight (URLSession tasks, by default).
     public var runningTaskCount: Int { transfers.count }
 
-    /// The wait before a failed try of `cycle` is resent, or `nil` when it is not: never after a
-    /// cancellation; otherwise as the delegate decides, or the retry strategy, with the strategy's
-    /// delay.
-    func retryDelay(
-        for cycle: HTTPCycle, error: any Error, response: HTTPResponse?, retriedCount: Int, solicited: Bool
-    ) -> TimeInterval? {
-        if case HTTPError.cancelled = error { return nil }
+    /// Whether a failed try of `cycle` is resent, and after how long: never after a cancellation;
+    /// otherwise as the delegate decides (with the method rule and the strategy's delay), or as the
+    /// retry strategy does.
+    func retryVerdict(for cycle: HTTPCycle, failure: HTTPAttemptFailure) -> HTTPRetryVerdict {
+        if case HTTPError.cancelled = failure.error { return .giveUp(Self.notResent) }
         let strategy = retryStrategy
-        let retries = delegate.map { $0.session(self, shouldRetry: cycle, error: error) }
-            ?? strategy.shouldRetry(error: error, retriedCount: retriedCount, solicited: solicited)
-        guard retries else { return nil }
-        return strategy.delay(beforeRetry: retriedCount + 1, response: response)
+        guard let delegate else { return strategy.verdict(for: failure) }
+        guard delegate.session(self, shouldRetry: cycle, error: failure.error) else { return .giveUp(Self.declinedByDelegate) }
+        if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? strategy.retryableMethods) {
+            return .giveUp(unsafe)
+        }
+        guard let delay = strategy.delay(beforeRetry: failure.retriedCount + 1, response: failure.response) else {
+            return .giveUp(Self.noDelay)
+        }
+        return .retry(after: delay)
+    }
+
+    static let notResent = "the retry strategy does not resend this failure"
+    static let declinedByDelegate = "the session's delegate declined to resend it"
+    static let noDelay = "the retry strategy gave no wait before the next attempt"
+
+    /// Whether `reason` is only "this failure isn't one that is retried": not worth a summary after
+    /// a single attempt.
+    static func isPlainRefusal(_ reason: String) -> Bool {
+        reason == notResent || reason == declinedByDelegate
     }
 
     /// Whether a status ends a cycle as a failure: the delegate's answer, or status ≥ 400.

@@ -65,6 +65,12 @@ package final class HandlerDelivery: Sendable {
         return false
     }
 
+    /// Whether calls go to the main queue.
+    package var isMain: Bool {
+        if case .main = target { return true }
+        return false
+    }
+
     /// Whether this delivery's calls run on the same queue as `other`'s: a call of one may then run
     /// in the other's turn, without a hop. Two inline deliveries run on no queue.
     package func runs(on other: HandlerDelivery) -> Bool {

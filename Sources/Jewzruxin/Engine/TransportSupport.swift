@@ -12,6 +12,7 @@ import FoundationNetworking
 /// connection limit.
 struct TransportSettings: Sendable {
     let requestTimeout: TimeInterval
+    let connectTimeout: TimeInterval
     let additionalHeaders: [(String, String)]
     let cookies: TransportCookieJar?
     /// The most connections to one host: the transport's own limit if it has one, else the
@@ -20,6 +21,7 @@ struct TransportSettings: Sendable {
 
     init(_ configuration: HTTPSession.Configuration, maximumConnectionsPerHost limit: Int?) {
         requestTimeout = configuration.timeoutIntervalForRequest
+        connectTimeout = configuration.timeoutIntervalForConnect
         additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
         cookies = TransportCookieJar(configuration)
         let configured = configuration.httpMaximumConnectionsPerHost
@@ -32,6 +34,13 @@ struct TransportSettings: Sendable {
         let own = request.timeoutInterval
         if own == 60, requestTimeout > 0 { return requestTimeout }
         return own > 0 ? own : 60
+    }
+
+    /// The longest wait for a connection for `request`: the configuration's connect timeout, never
+    /// longer than the request's idle timeout.
+    func connectTimeout(for request: URLRequest) -> TimeInterval {
+        let idle = timeout(for: request)
+        return connectTimeout > 0 ? min(connectTimeout, idle) : idle
     }
 }
 

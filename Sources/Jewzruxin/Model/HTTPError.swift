@@ -50,6 +50,53 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// `transport(URLError(.timedOut))`. The associated value is the deadline, in seconds.
     case deadlineExceeded(TimeInterval)
 
+    /// Why the run stopped retrying, when it made more than one attempt or a retry was refused as
+    /// unsafe: how many attempts went, and the reason (the retry limit, the method, the time limit).
+    /// It is part of ``description`` too.
+    public var retrySummary: HTTPRetrySummary? {
+        switch self {
+        case .transport(let error): return error.userInfo[HTTPRetrySummary.userInfoKey] as? HTTPRetrySummary
+        case .statusCodeSeemsToHaveErred(let response): return response.retrySummary
+        default: return nil
+        }
+    }
+
+    /// The `userInfo` key a transport sets to `true` on the `URLError` of a failure that happened
+    /// before a byte of the request went out (a connect timeout, say): the request may then be sent
+    /// again whatever its method (``HTTPAttemptFailure/requestMayHaveBeenSent``).
+    public static let requestNotSentKey = "JewzruxinRequestNotSent"
+
+    /// Whether `error` certainly ended its attempt before a byte of the request went out: the host
+    /// wasn't found, the connection was refused, or the transport marked it so
+    /// (``requestNotSentKey``: the connect timed out, TLS failed).
+    public static func requestWasNotSent(_ error: any Error) -> Bool {
+        let urlError: URLError?
+        if case .transport(let wrapped)? = error as? HTTPError { urlError = wrapped } else { urlError = URLError(bridging: error) }
+        guard let urlError else { return false }
+        if urlError.userInfo[requestNotSentKey] as? Bool == true { return true }
+        switch urlError.code {
+        case .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost: return true
+        default: return false
+        }
+    }
+
+    /// `error` with `summary` attached: in a transport error's `userInfo` and description, in a
+    /// status error's response; other errors are returned as they are.
+    static func summarising(_ error: any Error, with summary: HTTPRetrySummary) -> any Error {
+        switch error as? HTTPError {
+        case .transport(let urlError)?:
+            var userInfo = urlError.userInfo
+            userInfo[HTTPRetrySummary.userInfoKey] = summary
+            userInfo[NSLocalizedDescriptionKey] = urlError.localizedDescription + " (\(summary))"
+            return HTTPError.transport(URLError(urlError.code, userInfo: userInfo))
+        case .statusCodeSeemsToHaveErred(var response)?:
+            response.retrySummary = summary
+            return HTTPError.statusCodeSeemsToHaveErred(response)
+        default:
+            return error
+        }
+    }
+
     /// The status code of the failed response, when the error is a status error.
     public var statusCode: Int? {
         if case .statusCodeSeemsToHaveErred(let response) = self { return response.statusCode }
@@ -73,7 +120,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "invalid URL \"\(string)\": \(reason)"
         case .statusCodeSeemsToHaveErred(let response):
             let url = response.url?.absoluteString ?? "the request"
-            return "status code \(response.statusCode ?? 0) seems to have erred (\(url))"
+            let summary = response.retrySummary.map { "; \($0)" } ?? ""
+            return "status code \(response.statusCode ?? 0) seems to have erred (\(url)\(summary))"
         case .invalidHeader(let name, let reason):
             return "invalid request header \"\(name)\": \(reason)"
         case .unprocessedRequestObject(let type):
@@ -93,6 +141,27 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "\(scheme) authentication is unavailable for \(url): \(reason)"
         }
     }
+}
+
+/// How a run that failed ended its retries: how many attempts were made and why no other followed.
+public struct HTTPRetrySummary: Sendable, Hashable, CustomStringConvertible {
+    /// The attempts made, the first included.
+    public var attempts: Int
+    /// Why no attempt followed, as a phrase ("the retry limit of 3 was reached").
+    public var reason: String
+
+    /// Creates a summary.
+    public init(attempts: Int, reason: String) {
+        self.attempts = attempts
+        self.reason = reason
+    }
+
+    /// "gave up after 4 attempts: the retry limit of 3 was reached".
+    public var description: String {
+        "gave up after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(reason)"
+    }
+
+    static let userInfoKey = "JewzruxinRetrySummary"
 }
 
 extension URLError {

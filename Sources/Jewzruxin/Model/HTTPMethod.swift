@@ -30,4 +30,14 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let delete: HTTPMethod = "DELETE"
     /// `OPTIONS`
     public static let options: HTTPMethod = "OPTIONS"
+    /// `TRACE`
+    public static let trace: HTTPMethod = "TRACE"
+
+    /// The methods RFC 9110 §9.2.2 calls idempotent: sending one twice has the effect of sending it
+    /// once (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`). These are the methods a session
+    /// resends after a failure unless told otherwise (``HTTPRetryStrategy/retryableMethods``).
+    public static let idempotent: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
+
+    /// Whether the method is one of ``idempotent``.
+    public var isIdempotent: Bool { Self.idempotent.contains(self) }
 }

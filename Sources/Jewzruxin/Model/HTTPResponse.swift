@@ -63,6 +63,8 @@ public struct HTTPResponse: Sendable {
     /// ``JSON`` value for a ``JSONParser``, `nil` for a ``FileWriter``… When a conversion failed
     /// halfway, what it obtained before (the raw bytes for JSON).
     public var content: (any Sendable)?
+    /// Why the run that got this failed response stopped retrying (see ``HTTPError/retrySummary``).
+    public internal(set) var retrySummary: HTTPRetrySummary?
     /// An encoding that overrides the one found from the headers and the body when reading ``text``.
     public var textReadEncoding: String.Encoding?
     /// How the attempt that got this response went on the wire, when its transport measures it
@@ -90,6 +92,7 @@ public struct HTTPResponse: Sendable {
         object = other.object
         content = other.content
         measured = other.measured
+        retrySummary = other.retrySummary
     }
 
     /// Creates an empty response, or one from a Foundation response and body.

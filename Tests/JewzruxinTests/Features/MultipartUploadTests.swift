@@ -181,7 +181,7 @@ struct MultipartUploadTests {
         }
     }
 
-    @Test("a retry after a 503 sends the same body again")
+    @Test("a retry after a 503 sends the same body again (a POST the session lets be resent)")
     func retryResendsTheBody() async throws {
         try await withSandbox { sandbox in
             var form = MultipartFormData()
@@ -194,7 +194,7 @@ struct MultipartUploadTests {
                 return count == 1 ? .error(503, "again") : .text("ok")
             }
             let session = makeSession()
-            session.retryPolicy = RetryPolicy(maximumRetryCount: 1, retryDelay: 0)
+            session.retryPolicy = RetryPolicy(maximumRetryCount: 1, retryDelay: 0, retryableMethods: [.post])
             let cycle = try await HTTPCycle.upload(sandbox.string("/twice"), source: .multipart(form), session: session)
             #expect(cycle.response.statusCode == 200)
             #expect(bodies.withLock { $0 } == [expected, expected])

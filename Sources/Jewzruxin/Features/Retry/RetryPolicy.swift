@@ -7,8 +7,17 @@ import FoundationNetworking
 ///
 /// By default a cycle is resent when the request timed out or the server answered 408 or 503, at
 /// most ``maximumRetryCount`` times, ``retryDelay`` seconds apart, or after the time a `Retry-After`
-/// header asks for. A *solicited* cycle (``HTTPCycle/solicited``) is resent after any error, with no
-/// limit, until a response succeeds. An ``HTTPSessionDelegate`` can override the decision per cycle.
+/// header asks for, and no retry begins more than ``retryTimeLimit`` seconds after the run did. A
+/// *solicited* cycle (``HTTPCycle/solicited``) is resent after any error, with no limit, until a
+/// response succeeds. An ``HTTPSessionDelegate`` can override the decision per cycle.
+///
+/// Only a request that is safe to send twice is resent (RFC 9110 §9.2.2): one whose method is in
+/// ``retryableMethods`` (the idempotent ones: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`),
+/// one with an `Idempotency-Key` header, or one whose attempt failed before a byte of it went out
+/// (a refused connection, a connect timeout). A `POST` that timed out waiting for its answer may have
+/// been carried out: sending it again could order twice. The seeds resend every method; to do that,
+/// use ``seed``, or add `POST` and `PATCH` to ``retryableMethods`` (for the session) or to a cycle's
+/// ``HTTPCycle/retryableMethods``.
 public struct RetryPolicy: HTTPRetryStrategy, Hashable {
     /// How the wait grows from one retry to the next.
     public enum Backoff: Sendable, Hashable {
@@ -33,6 +42,13 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
     public var honorsRetryAfter: Bool
     /// The longest `Retry-After` wait honoured; a longer one ends the cycle with its error instead.
     public var maximumRetryAfter: TimeInterval
+    /// The methods resent after a failure that may have reached the server.
+    public var retryableMethods: Set<HTTPMethod>
+    /// How long after a run began a retry may still begin, in seconds: a retry that would begin
+    /// later isn't made, so that a server that never answers fails a run in bounded time (with the
+    /// defaults, 60 s idle, 1 s, 60 s: about two minutes) rather than after every attempt's idle
+    /// timeout. Solicited cycles have no limit. `.infinity` for none.
+    public var retryTimeLimit: TimeInterval
 
     /// Creates a policy.
     ///
@@ -43,10 +59,14 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
     ///   - retryableStatusCodes: The statuses worth resending, 408 and 503 by default.
     ///   - honorsRetryAfter: Whether `Retry-After` sets the wait, `true` by default.
     ///   - maximumRetryAfter: The longest `Retry-After` honoured, 120 seconds by default.
+    ///   - retryableMethods: The methods resent after a failure that may have reached the server,
+    ///     ``HTTPMethod/idempotent`` by default.
+    ///   - retryTimeLimit: How long after a run began a retry may begin, 90 seconds by default.
     public init(
         maximumRetryCount: Int = 3, retryDelay: TimeInterval = 1, backoff: Backoff = .constant,
         retryableStatusCodes: Set<Int> = [408, 503], honorsRetryAfter: Bool = true,
-        maximumRetryAfter: TimeInterval = 120
+        maximumRetryAfter: TimeInterval = 120, retryableMethods: Set<HTTPMethod> = HTTPMethod.idempotent,
+        retryTimeLimit: TimeInterval = 90
     ) {
         self.maximumRetryCount = maximumRetryCount
         self.retryDelay = retryDelay
@@ -54,10 +74,18 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
         self.retryableStatusCodes = retryableStatusCodes
         self.honorsRetryAfter = honorsRetryAfter
         self.maximumRetryAfter = maximumRetryAfter
+        self.retryableMethods = retryableMethods
+        self.retryTimeLimit = retryTimeLimit
     }
 
     /// The policy sessions start with.
     public static let `default` = RetryPolicy()
+
+    /// The seeds' policy: every common method resent (`POST` and `PATCH` included) after a timeout,
+    /// 408 or 503, with no time limit. Unsafe for a request the server may act on twice: prefer
+    /// ``default`` with an `Idempotency-Key` header, or a cycle's ``HTTPCycle/retryableMethods``.
+    public static let seed = RetryPolicy(
+        retryableMethods: HTTPMethod.idempotent.union([.post, .patch]), retryTimeLimit: .infinity)
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s… at most 30 s, up to 5 retries.
     public static let exponentialBackoff = RetryPolicy(
@@ -90,6 +118,32 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
         default:
             return false
         }
+    }
+
+    /// Whether the failed attempt is sent again and when, or why not: ``shouldRetry(error:retriedCount:solicited:)``,
+    /// the method rule, the `Retry-After` limit, then ``retryTimeLimit``.
+    public func verdict(for failure: HTTPAttemptFailure) -> HTTPRetryVerdict {
+        let (error, retried, solicited) = (failure.error, failure.retriedCount, failure.solicited)
+        guard shouldRetry(error: error, retriedCount: retried, solicited: solicited) else {
+            if retried >= maximumRetryCount, shouldRetry(error: error, retriedCount: 0, solicited: false) {
+                return .giveUp("the retry limit of \(maximumRetryCount) was reached")
+            }
+            return .giveUp(HTTPSession.notResent)
+        }
+        if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? retryableMethods) {
+            return .giveUp(unsafe)
+        }
+        guard let wait = delay(beforeRetry: retried + 1, response: failure.response) else {
+            return .giveUp("the server's Retry-After asks for a wait longer than \(Self.seconds(maximumRetryAfter))")
+        }
+        if !solicited, failure.elapsed + wait > retryTimeLimit {
+            return .giveUp("a retry would begin more than \(Self.seconds(retryTimeLimit)) after the first attempt (the retry time limit)")
+        }
+        return .retry(after: wait)
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() && value < 1e9 ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The wait before retry number `retry` (1 for the first), given the failed response if any.

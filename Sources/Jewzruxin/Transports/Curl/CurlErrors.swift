@@ -13,9 +13,11 @@ enum CurlErrors {
     /// kept under `CURLproxycode`. An HTTP proxy that answered the `CONNECT` of an https request with
     /// `connectStatus` other than 2xx refused the tunnel, whatever libcurl's code: a `407` is
     /// `userAuthenticationRequired`, any other `cannotConnectToHost`, the status named and kept under
-    /// `CURLconnectcode`.
+    /// `CURLconnectcode`. `requestNotSent` marks a failure before any byte of the request went out
+    /// (``HTTPError/requestNotSentKey``).
     static func urlError(
-        code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil, connectStatus: Int? = nil
+        code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil, connectStatus: Int? = nil,
+        requestNotSent: Bool = false
     ) -> URLError {
         var description = message ?? String(cString: jz_easy_strerror(code))
         var urlCode = urlErrorCode(for: code)
@@ -44,6 +46,7 @@ enum CurlErrors {
             }
         }
         userInfo[NSLocalizedDescriptionKey] = description
+        if requestNotSent { userInfo[HTTPError.requestNotSentKey] = true }
         return URLError(urlCode, userInfo: userInfo)
     }
 

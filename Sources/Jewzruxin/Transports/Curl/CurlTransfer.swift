@@ -137,7 +137,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             }
             complete(with: CurlErrors.urlError(
                 code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)), proxyCode: proxyCode,
-                connectStatus: connectStatus), metrics: metrics)
+                connectStatus: connectStatus, requestNotSent: requestNotSent), metrics: metrics)
         } else if !head.isDelivered {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,
@@ -159,9 +159,18 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// No progress for the request's timeout.
     func timedOut() {
-        complete(with: URLError(.timedOut, userInfo: [
-            NSLocalizedDescriptionKey: "The request timed out.", NSURLErrorFailingURLErrorKey: url,
-        ]))
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "The request timed out.", NSURLErrorFailingURLErrorKey: url]
+        if requestNotSent { userInfo[HTTPError.requestNotSentKey] = true }
+        complete(with: URLError(.timedOut, userInfo: userInfo))
+    }
+
+    /// Whether libcurl certainly sent nothing of the request: it never reached the point of
+    /// sending (its pre-transfer time is taken just before the request goes, after the connection
+    /// and TLS are made).
+    private var requestNotSent: Bool {
+        guard let easyHandle else { return false }
+        var microseconds: Int64 = 0
+        return jz_easy_getinfo_offset(easyHandle, Int32(JZ_INFO_PRETRANSFER_TIME_T), &microseconds) == JZ_E_OK && microseconds == 0
     }
 
     /// Reports the end, once, after what libcurl measured of it, and lets the handle go.
@@ -336,7 +345,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
         let http1Only = settings.httpVersion == .http1_1 || connectionAuthentication?.schemes.contains(.ntlm) == true
         try set(easy, JZ_OPT_HTTP_VERSION, Int(http1Only ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS))
-        try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(timeout, 86_400) * 1000))
+        try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(for: request.core), 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport (NTLM and
         // Negotiate aside, above).
         try set(easy, JZ_OPT_FOLLOWLOCATION, 0)

@@ -209,7 +209,9 @@ final class NativeExchange: HTTPTransfer {
             } else {
                 current = try mapFailure(of: "connecting") {
                     var resolved = MonotonicTime(nanoseconds: 0)
-                    let socket = try NativeSocket.connect(to: origin, deadline: MonotonicTime.now(plus: timeout), waker: waker, resolved: &resolved)
+                    let socket = try NativeSocket.connect(
+                        to: origin, deadline: MonotonicTime.now(plus: settings.connectTimeout(for: request.core)), waker: waker,
+                        resolved: &resolved)
                     measured.resolved = resolved.nanoseconds
                     measured.connected = MonotonicTime.now.nanoseconds
                     return NativeConnection(socket: socket)

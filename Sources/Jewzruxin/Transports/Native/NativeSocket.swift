@@ -48,7 +48,8 @@ final class NativeSocket: @unchecked Sendable {
     /// Resolves `origin` and connects to the first address that answers.
     ///
     /// - Parameter resolved: Set to the time the name was resolved, for the attempt's metrics.
-    /// - Throws: `URLError(.cannotFindHost)`, `.cannotConnectToHost`, `.timedOut`, `.cancelled`.
+    /// - Throws: `URLError(.cannotFindHost)`, `.cannotConnectToHost`, `.timedOut` (marked
+    ///   ``HTTPError/requestNotSentKey``), `.cancelled`.
     static func connect(to origin: Origin, deadline: MonotonicTime, waker: Waker, resolved: inout MonotonicTime) throws -> NativeSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -70,7 +71,10 @@ final class NativeSocket: @unchecked Sendable {
             } catch SocketFailure.woken {
                 throw URLError(.cancelled)
             } catch SocketFailure.timedOut {
-                throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "Connecting to \(origin) timed out."])
+                // Nothing of the request has gone out: any method may be sent again.
+                throw URLError(.timedOut, userInfo: [
+                    NSLocalizedDescriptionKey: "Connecting to \(origin) timed out.", HTTPError.requestNotSentKey: true,
+                ])
             } catch SocketFailure.system(let code) {
                 lastError = URLError(.cannotConnectToHost, userInfo: [
                     NSLocalizedDescriptionKey: "Could not connect to \(origin): \(describe(code)).",

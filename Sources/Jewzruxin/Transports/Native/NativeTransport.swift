@@ -195,6 +195,7 @@ extension NativeTransport {
         var maximumConnectionsPerHost: Int { shared.maximumConnectionsPerHost }
 
         func timeout(for request: URLRequest) -> TimeInterval { shared.timeout(for: request) }
+        func connectTimeout(for request: URLRequest) -> TimeInterval { shared.connectTimeout(for: request) }
 
         func cookieHeader(for request: URLRequest) -> String? { shared.cookies?.header(for: request) }
 
