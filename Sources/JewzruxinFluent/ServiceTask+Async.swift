@@ -152,7 +152,7 @@ extension ServiceTask {
                         try give()
                         return nil
                     }
-                })
+                }, awaited: true)
             }
         } onCancel: {
             cancel()

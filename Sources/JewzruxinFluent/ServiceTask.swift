@@ -156,6 +156,9 @@ public final class ServiceTask: Sendable {
         var configuring = 0
         /// ``start()`` came while the cycle was being changed.
         var startsAfterConfiguring = false
+        /// A Swift task awaits the outcome (an async twin was the first to ask for it): the cycle's
+        /// progress handlers then don't wait for the main queue unless asked.
+        var isAwaited = false
     }
 
     private enum Lifecycle {
@@ -255,8 +258,9 @@ public final class ServiceTask: Sendable {
     // MARK: The chain
 
     /// Sends the request, unless it was sent, cancelled or could not be made.
-    func start() {
+    func start(awaited: Bool = false) {
         let starts = state.withLock { s -> Bool in
+            if awaited { s.isAwaited = true }
             guard s.lifecycle == .idle else { return false }
             guard s.configuring == 0 else {
                 // The change being made goes with the request: the last one to end starts it.
@@ -272,7 +276,7 @@ public final class ServiceTask: Sendable {
         let box = Locked<ServiceTask?>(self)
         // The handlers are moved to their queues by the task, from the thread the run ends on: one
         // hop to the handler queue, not one to the delegate queue then another.
-        cycle.startInline { cycle, error in
+        cycle.startInline(awaited: state.withLock { $0.isAwaited }) { cycle, error in
             // A resumable download's failure carries what to resume from.
             box.withLock { $0.take() }?.finish(response: cycle.response, error: error.map(cycle.interrupted))
         }
@@ -336,16 +340,17 @@ public final class ServiceTask: Sendable {
         if starts { start() }
     }
 
-    /// Adds a handler and, when `starting`, starts the task if it isn't started.
+    /// Adds a handler and, when `starting`, starts the task if it isn't started; `awaited` when a
+    /// Swift task awaits the handler (an async twin).
     ///
     /// A validation (``validate()``) is added without starting: it may come before the content
     /// handler shortcuts, which configure the cycle until the first handler starts it.
     @discardableResult
-    func add(_ handler: Handler, starting: Bool = true) -> Self {
+    func add(_ handler: Handler, starting: Bool = true, awaited: Bool = false) -> Self {
         let step = state.withLock { $0.chain.append(handler) }
         // Called by the user, from anywhere: a handler never runs before `add` returns.
         run(stage(of: step), on: nil)
-        if starting { start() }
+        if starting { start(awaited: awaited) }
         return self
     }
 

@@ -156,3 +156,36 @@ struct FluentByteStreamTests {
         }
     }
 }
+
+/// An awaited task never waits for a main queue it wasn't asked to use.
+@Suite("Async twins without the main queue", .onEveryTransport)
+struct AsyncTwinMainQueueTests {
+    @Test("an awaited upload with a progress handler finishes while the main queue is blocked")
+    func uploadWithProgress() async throws {
+        try await withSandbox { sandbox in
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            // The delegate queue is the main queue, as by default.
+            let session = HTTPSession(configuration: configuration, transport: TransportUnderTest.current.transport)
+            let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
+            var form = MultipartFormData()
+            form.append(Data(repeating: 1, count: 200_000), name: "blob", filename: "blob.bin")
+            let progress = Counter()
+            let blocker = await MainQueueBlocker.block()
+            defer { blocker.release() }
+            let response = try await service.upload(multipart: form, to: "/multipart/") { _, _, _, _ in
+                progress.increment()
+            }.response()
+            #expect(blocker.isHolding, "the upload waited for the main queue")
+            #expect(response.statusCode == 200)
+            #expect(progress.value > 0)
+        }
+    }
+}
+
+/// A count made from any thread.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

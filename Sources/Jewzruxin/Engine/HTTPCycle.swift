@@ -211,8 +211,12 @@ public final class HTTPCycle: Sendable {
     /// layer), so that its handlers cost one hop, not two. The handler must be short and must not
     /// block: it may hold up a transport's thread. After a download, whose handler runs on the
     /// delegate queue, `completionHandler` runs on the worker queue.
-    package func startInline(_ completionHandler: @escaping CompletionHandler) {
-        begin(Completion(notifiesExplicitCancel: false, isInline: true, handler: completionHandler))
+    ///
+    /// - Parameter awaited: Whether a Swift task awaits the outcome: progress and download handlers
+    ///   that would go to the main queue only as the session's delegate queue then run inline, as
+    ///   for ``start()``.
+    package func startInline(awaited: Bool = false, _ completionHandler: @escaping CompletionHandler) {
+        begin(Completion(notifiesExplicitCancel: false, isInline: true, isAwaited: awaited, handler: completionHandler))
     }
 
     /// Cancels the run in progress, if any, retries and waits included.

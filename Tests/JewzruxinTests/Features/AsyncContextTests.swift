@@ -31,31 +31,6 @@ final class TraceRecorder: HTTPInterceptor {
     }
 }
 
-/// Holds the main queue until released, or for `limit` seconds at most: a program whose main
-/// queue nobody services (a server, a command-line tool blocked in a semaphore).
-final class MainQueueBlocker: Sendable {
-    private let gate = DispatchSemaphore(value: 0)
-    private let released = Mutex(false)
-
-    /// Blocks the main queue and returns once it is blocked.
-    static func block(limit: TimeInterval = 20) async -> MainQueueBlocker {
-        let blocker = MainQueueBlocker()
-        await withCheckedContinuation { (blocked: CheckedContinuation<Void, Never>) in
-            DispatchQueue.main.async {
-                blocked.resume()
-                _ = blocker.gate.wait(timeout: .now() + limit)
-                blocker.released.withLock { $0 = true }
-            }
-        }
-        return blocker
-    }
-
-    /// Whether the main queue is still held (the limit hasn't run out).
-    var isHolding: Bool { !released.withLock { $0 } }
-
-    func release() { gate.signal() }
-}
-
 /// `async` calls never wait for the main queue unless asked, and keep the caller's task-locals.
 @Suite("Async calls and their context", .onEveryTransport)
 struct AsyncContextTests {
