@@ -409,13 +409,49 @@ struct TLSTests {
                 _ = try await HTTPCycle.get(url, session: Self.curlSession(tls))
                 Issue.record("the server took a client without a certificate")
             } catch HTTPError.transport(let error) {
-                #expect([.secureConnectionFailed, .networkConnectionLost, .clientCertificateRequired, .clientCertificateRejected].contains(error.code), "\(error)")
+                // TLS 1.3's certificate_required alert, said as such rather than as a lost connection.
+                #expect(error.code == .clientCertificateRequired, "\(error)")
+                #expect(error.localizedDescription.contains("requires a client certificate"))
             }
             tls.clientCertificate = .init(
                 certificate: .file(directory.appendingPathComponent("client.pem")),
                 privateKey: .data(try Data(contentsOf: directory.appendingPathComponent("client-key.pem"))))
             let answered = try await HTTPCycle.get(url, session: Self.curlSession(tls))
             #expect(answered.response.statusCode == 200)
+        }
+    }
+
+    @Test("a trusted certificate that isn't one fails https on curl with the reason", arguments: [
+        HTTPSession.TLSSettings.PEM.data(Data("garbage".utf8)),
+        .data(Data("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n".utf8)),
+        .data(Data("-----BEGIN CERTIFICATE-----\nMIIB\n".utf8)),
+    ])
+    func garbageCertificate(pem: HTTPSession.TLSSettings.PEM) async throws {
+        var tls = HTTPSession.TLSSettings()
+        tls.additionalTrustedCertificates = [pem]
+        do {
+            _ = try await HTTPCycle.get("https://127.0.0.1:1/", session: Self.curlSession(tls))
+            Issue.record("a garbled trusted certificate was ignored")
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .secureConnectionFailed)
+            #expect(error.localizedDescription.contains("trusted certificate given as data"), "\(error.localizedDescription)")
+        }
+    }
+
+    @Test("a trusted-certificate file holding garbage fails the same way, naming the file")
+    func garbageCertificateFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jewzruxin-garbage-\(UUID().uuidString).pem")
+        try Data("not a certificate\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var tls = HTTPSession.TLSSettings()
+        tls.additionalTrustedCertificates = [.file(file)]
+        do {
+            _ = try await HTTPCycle.get("https://127.0.0.1:1/", session: Self.curlSession(tls))
+            Issue.record("a trusted-certificate file of garbage was ignored")
+        } catch HTTPError.transport(let error) {
+            #expect(error.code == .secureConnectionFailed)
+            #expect(error.localizedDescription.contains(file.path))
+            #expect(error.localizedDescription.contains("holds no PEM certificate"))
         }
     }
 

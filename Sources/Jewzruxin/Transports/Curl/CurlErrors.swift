@@ -25,6 +25,12 @@ enum CurlErrors {
         if urlCode == .serverCertificateUntrusted {
             // Worded as the URLSession transport words it, libcurl's reason kept.
             description = "The server's TLS certificate is not trusted: " + description
+        } else if description.localizedCaseInsensitiveContains("alert certificate required") {
+            // TLS 1.3's certificate_required alert (RFC 8446 §6.2): libcurl reports it as a
+            // failed read, which would read as a dropped connection.
+            urlCode = .clientCertificateRequired
+            description = "The server requires a client certificate, and the session sent none "
+                + "(HTTPSession.TLSSettings.clientCertificate): " + description
         }
         if let proxy, let connectStatus, !(200...299).contains(connectStatus) {
             // libcurl reports a refused CONNECT as a receive error (CURLE_RECV_ERROR).

@@ -209,6 +209,12 @@ extension CurlTransport {
                 if let system { bundle.append(system) }
                 for pem in settings.additionalTrustedCertificates {
                     guard let data = read(pem, "trusted certificate") else { continue }
+                    // The TLS library skips what isn't a certificate in a bundle without a word:
+                    // a garbled one would leave its server untrusted, for a reason nobody is told.
+                    if let flaw = Self.certificateFlaw(in: data) {
+                        problem = problem ?? "the trusted certificate \(Self.name(of: pem)) \(flaw)"
+                        continue
+                    }
                     bundle.append(UInt8(ascii: "\n"))
                     bundle.append(data)
                 }
@@ -224,6 +230,37 @@ extension CurlTransport {
             case .tls1_2?: minimumVersion = 6
             case .tls1_3?: minimumVersion = 7
             case nil: break
+            }
+        }
+
+        /// Why PEM `data` isn't one or more certificates, `nil` when it is: every
+        /// `-----BEGIN CERTIFICATE-----` block must hold base64 that decodes to a DER sequence, and
+        /// there must be one. Text around the blocks (comments, as bundles have) is allowed.
+        static func certificateFlaw(in data: Data) -> String? {
+            guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+                return "is not PEM text"
+            }
+            let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+            var rest = Substring(text)
+            var count = 0
+            while let start = rest.range(of: begin) {
+                guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
+                    return "has a certificate without its END line"
+                }
+                let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+                guard let der = Data(base64Encoded: String(body)), der.first == 0x30, der.count > 16 else {
+                    return "holds a certificate whose base64 doesn't decode to DER"
+                }
+                count += 1
+                rest = rest[stop.upperBound...]
+            }
+            return count == 0 ? "holds no PEM certificate (no \(begin) line)" : nil
+        }
+
+        private static func name(of pem: HTTPSession.TLSSettings.PEM) -> String {
+            switch pem {
+            case .file(let url): return "file \(url.path)"
+            case .data(let data): return "given as data (\(data.count) bytes)"
             }
         }
 
