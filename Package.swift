@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "playground", targets: ["playground"]),
     ],
     targets: [
-        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives", "CJewzruxinCurl"]),
+        .target(name: "Jewzruxin", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives", "CJewzruxinCurl", "CJewzruxinPublicSuffix"]),
         .target(name: "JewzruxinSandbox", dependencies: ["JewzruxinAuth", "JewzruxinPrimitives"]),
         // Swallow-style `WebService` / `ServiceTask` chains over the core `HTTPCycle` engine.
         .target(name: "JewzruxinFluent", dependencies: ["Jewzruxin"]),
@@ -27,6 +27,10 @@ let package = Package(
         // the transport's own decoding, opened with dlopen at run time: no header to build, no
         // library to link. Only `Transports/Curl` imports it.
         .target(name: "CJewzruxinCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // The system's libpsl (the Public Suffix List libcurl links), opened with dlopen at run time
+        // the same way, for the cookie jar's check of a cookie's Domain. Only the engine's cookie
+        // jar imports it.
+        .target(name: "CJewzruxinPublicSuffix", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The REPL of `swift run playground`: the command logic (tested directly) and a thin executable.
         .target(
             name: "PlaygroundKit",

@@ -40,6 +40,11 @@ extension HTTPSession {
         public var httpShouldSetCookies: Bool
         /// Which cookies are stored.
         public var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy
+        /// How many cookies, and how large, are stored, and how much of them a request sends back:
+        /// the bounds of browsers and curl unless changed (see ``CookieLimits``). Every transport
+        /// honours them (but the URLSession transport on Apple platforms, where URLSession keeps
+        /// the cookies).
+        public var cookieLimits = CookieLimits()
         /// Which servers to trust beyond the system's certificate authorities, which public keys to
         /// pin, the client certificate, the oldest TLS version. Only the curl transport honours it;
         /// on the others a request with any of it set fails with `URLError(.secureConnectionFailed)`

@@ -4,17 +4,37 @@ import FoundationNetworking
 #endif
 import JewzruxinPrimitives
 
-/// A session's cookie storage as a transport uses it, from its own threads (`HTTPCookieStorage` is
-/// thread-safe), honouring the configuration's accept policy.
+/// A session's cookie storage as a transport uses it, from its own threads, honouring the
+/// configuration's accept policy and cookie limits (`TransportCookieJar+Limits.swift`).
+///
+/// `@unchecked Sendable`: `HTTPCookieStorage` is thread-safe (it locks itself) but not marked
+/// `Sendable`; the other properties are immutable, and the use log locks itself.
 final class TransportCookieJar: @unchecked Sendable {
-    private let storage: HTTPCookieStorage
+    let storage: HTTPCookieStorage
     private let policy: HTTPCookie.AcceptPolicy
+    let limits: HTTPSession.CookieLimits
+    /// The list a cookie's `Domain` is checked against; `nil` for the jar's own rule alone.
+    let publicSuffixes: PublicSuffixList?
+    /// When each cookie of the storage was last sent or stored, shared by every jar over it.
+    let uses: CookieUseLog
 
     /// The jar of a session made with `configuration`; `nil` when it sends and stores no cookies.
-    init?(_ configuration: HTTPSession.Configuration) {
+    convenience init?(_ configuration: HTTPSession.Configuration) {
         guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage else { return nil }
+        self.init(storage: storage, policy: configuration.httpCookieAcceptPolicy, limits: configuration.cookieLimits)
+    }
+
+    /// A jar over `storage`, checking a cookie's `Domain` against `publicSuffixes` (the system's
+    /// list by default; `nil` for none).
+    init(
+        storage: HTTPCookieStorage, policy: HTTPCookie.AcceptPolicy = .always, limits: HTTPSession.CookieLimits = .init(),
+        publicSuffixes: PublicSuffixList? = PublicSuffixList.system
+    ) {
         self.storage = storage
-        self.policy = configuration.httpCookieAcceptPolicy
+        self.policy = policy
+        self.limits = limits
+        self.publicSuffixes = publicSuffixes
+        uses = CookieUseLog.log(for: storage)
     }
 
     /// The `Cookie` value to send with `request`: `nil` when the request handles no cookies, sets its
@@ -32,13 +52,15 @@ final class TransportCookieJar: @unchecked Sendable {
         store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
     }
 
-    private func header(for url: URL) -> String? {
+    func header(for url: URL) -> String? {
         // One snapshot of the storage, matched here: many apps store no cookie, and
         // `cookies(for:)` would take a second one and parse the host again.
         guard let stored = storage.cookies, !stored.isEmpty else { return nil }
         let cookies = Self.sendable(stored, to: url, at: Date())
         guard !cookies.isEmpty else { return nil }
-        return cookies.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+        let (value, sent) = Self.headerValue(of: cookies, limits: limits)
+        uses.recordUse(of: sent)
+        return sent.isEmpty ? nil : value
     }
 
     /// Of `cookies`, those RFC 6265 §5.4 lets go with a request to `url`, longest path first: for
@@ -72,12 +94,14 @@ final class TransportCookieJar: @unchecked Sendable {
         return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
-    private func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
+    func store(_ lines: [String], for url: URL, mainDocumentURL: URL?) {
         guard policy != .never, let host = url.host?.lowercased() else { return }
         let now = Date()
+        let overHTTPS = url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } ?? false
         var cookies: [HTTPCookie] = []
-        // A cookie at a time: FoundationNetworking joins the lines with ", ".
-        for line in lines.flatMap(Self.cookieLines) {
+        // A cookie at a time: FoundationNetworking joins the lines with ", ". A line RFC 6265bis
+        // ignores (a control character, too large) is dropped before Foundation reads it.
+        for line in lines.flatMap(Self.cookieLines).compactMap({ Self.admissibleLine($0, limits: limits) }) {
             #if canImport(FoundationNetworking)
             // swift-corelibs-foundation reads no `Max-Age` (a cookie a server ended with
             // `Max-Age=0`, a logout, stayed; one for an hour lived as long as the process), reads
@@ -91,23 +115,30 @@ final class TransportCookieJar: @unchecked Sendable {
             #endif
             // `HTTPCookie` keeps any `Domain`, which swift-corelibs-foundation's storage then sends
             // to that domain's hosts: a cookie for a domain the host isn't in is dropped here.
-            for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
-            where Self.domainMatches(host, cookie.domain) {
+            for parsed in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url)
+            where Self.domainMatches(host, parsed.domain) {
+                var cookie = parsed
                 #if canImport(FoundationNetworking)
                 if (expiry != nil && expiry != cookie.expiresDate) || (path != nil && path != cookie.path),
                    let corrected = Self.cookie(cookie, expiringAt: expiry, path: path) {
-                    cookies.append(corrected)
-                    continue
+                    cookie = corrected
                 }
                 #endif
-                cookies.append(cookie)
+                if let admitted = admitted(cookie, from: host, overHTTPS: overHTTPS) { cookies.append(admitted) }
             }
         }
         guard !cookies.isEmpty else { return }
         if policy == .onlyFromMainDocumentDomain, let main = mainDocumentURL?.host?.lowercased(), !Self.domainMatches(host, main) {
             return
         }
-        storage.setCookies(cookies, for: url, mainDocumentURL: mainDocumentURL)
+        if !overHTTPS, cookies.contains(where: { !$0.isSecure }), let stored = storage.cookies {
+            cookies.removeAll { Self.wouldReplaceSecure($0, in: stored) }
+        }
+        let kept = Self.latest(cookies, limits: limits, at: now)
+        guard !kept.isEmpty else { return }
+        storage.setCookies(kept, for: url, mainDocumentURL: mainDocumentURL)
+        uses.recordUse(of: kept)
+        evictBeyondLimits(at: now)
     }
 
     /// The cookies of a `Set-Cookie` field value, one per string: a line as sent, or several that
@@ -159,9 +190,9 @@ final class TransportCookieJar: @unchecked Sendable {
         return String(path[..<slash])
     }
 
-    /// `cookie` with `date` as its expiry and `path` as its path where given, keeping its other
-    /// attributes.
-    static func cookie(_ cookie: HTTPCookie, expiringAt date: Date?, path: String? = nil) -> HTTPCookie? {
+    /// `cookie` with `date` as its expiry, `path` as its path and `domain` as its domain where
+    /// given, keeping its other attributes.
+    static func cookie(_ cookie: HTTPCookie, expiringAt date: Date?, path: String? = nil, domain: String? = nil) -> HTTPCookie? {
         guard var properties = cookie.properties else { return nil }
         if let date {
             properties[.expires] = date
@@ -169,6 +200,7 @@ final class TransportCookieJar: @unchecked Sendable {
             properties[.maximumAge] = nil
         }
         if let path { properties[.path] = path }
+        if let domain { properties[.domain] = domain }
         // swift-corelibs-foundation lists `Secure` as a Bool but reads it back only as "TRUE".
         properties[.secure] = cookie.isSecure ? "TRUE" : nil
         return HTTPCookie(properties: properties)
@@ -177,7 +209,7 @@ final class TransportCookieJar: @unchecked Sendable {
     /// Whether `host` is in a cookie's domain (RFC 6265 §5.1.3; §5.3 drops a cookie whose `Domain`
     /// its response's host isn't in): the domain itself, or a name under it. An IP address is in
     /// its own only, and a single label (`com`) is no domain to share cookies in; beyond that no
-    /// public-suffix list is consulted (`co.uk` passes).
+    /// public-suffix list is consulted here (`co.uk` passes): storing does (``admitted(_:from:overHTTPS:)``).
     static func domainMatches(_ host: String, _ cookieDomain: String) -> Bool {
         var domain = cookieDomain.lowercased()
         if domain.hasPrefix(".") { domain.removeFirst() }

@@ -56,6 +56,13 @@ struct ArchitectureTests {
         #expect(importers.contains("Transports/Curl/CurlLibrary.swift"))
     }
 
+    @Test("only the engine's public suffix list imports the libpsl shim")
+    func publicSuffixShimStaysInTheEngine() throws {
+        let check = try LayerCheck(root: Self.moduleRoot)
+        let importers = check.files.filter { $0.value.split(separator: "\n").contains("import CJewzruxinPublicSuffix") }.keys
+        #expect(Set(importers) == ["Engine/PublicSuffixList.swift"])
+    }
+
     @Test("planted backward references are reported, each where it is")
     func plantedReferencesAreFound() throws {
         var files = try LayerCheck(root: Self.moduleRoot).files

@@ -85,9 +85,9 @@ struct CookieJarTests {
     }
 
     static func cookie(
-        _ name: String, domain: String = "example.com", path: String = "/", secure: Bool = false, expires: Date? = nil
+        _ name: String, domain: String = "example.com", path: String = "/", secure: Bool = false, expires: Date? = nil, value: String = "1"
     ) throws -> HTTPCookie {
-        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: "1", .domain: domain, .path: path]
+        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: value, .domain: domain, .path: path]
         if secure { properties[.secure] = "TRUE" }
         if let expires { properties[.expires] = expires }
         return try #require(HTTPCookie(properties: properties))
