@@ -49,10 +49,15 @@ extension HTTPSession {
         var routes: [(scheme: String, transport: any HTTPTransport)] = []
         var urlSession = primary as? URLSessionTransport
         if let schemes = primary.schemes, !schemes.contains("https") {
-            // A transport for plain http only: https goes to URLSession.
-            let fallback = URLSessionTransport(configuration: configuration)
-            urlSession = fallback
-            routes.append(("https", fallback))
+            // A transport for plain http only: https goes to curl where it is the default, since
+            // FoundationNetworking traps on some valid responses; to URLSession elsewhere.
+            if Self.defaultTransport.name == "curl" {
+                routes.append(("https", CurlTransport(configuration: configuration)))
+            } else {
+                let fallback = URLSessionTransport(configuration: configuration)
+                urlSession = fallback
+                routes.append(("https", fallback))
+            }
         }
         self.init(
             configuration: configuration, delegateQueue: delegateQueue, workerQueue: workerQueue,

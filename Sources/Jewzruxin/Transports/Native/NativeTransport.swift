@@ -41,8 +41,9 @@ public final class NativeTransport: HTTPTransport {
         public var maximumConnectionsPerHost: Int?
         /// How long an unused keep-alive connection stays open, in seconds.
         public var idleConnectionTimeout: TimeInterval
-        /// Whether the session sends `https://` requests to URLSession; when `false` they come here and
-        /// fail with `URLError(.unsupportedURL)`.
+        /// Whether the session sends `https://` requests to another transport: the curl transport
+        /// on Linux where libcurl loads (FoundationNetworking traps on some valid responses), else
+        /// URLSession. When `false` they come here and fail with `URLError(.unsupportedURL)`.
         public var usesURLSessionForHTTPS: Bool
         /// The largest response header section accepted, in bytes; a larger one fails the
         /// request with `URLError(.badServerResponse)`.
@@ -54,7 +55,8 @@ public final class NativeTransport: HTTPTransport {
         ///   - maximumConnectionsPerHost: The most connections to one host and port; `nil` for the
         ///     configuration's.
         ///   - idleConnectionTimeout: How long an unused connection stays open, in seconds.
-        ///   - usesURLSessionForHTTPS: Whether `https://` goes to URLSession, or fails.
+        ///   - usesURLSessionForHTTPS: Whether `https://` goes to another transport (curl on Linux
+        ///     where libcurl loads, else URLSession), or fails.
         ///   - maximumResponseHeaderSize: The largest response header section, in bytes.
         public init(
             maximumConnectionsPerHost: Int? = nil, idleConnectionTimeout: TimeInterval = 60,

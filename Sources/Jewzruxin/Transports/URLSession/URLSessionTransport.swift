@@ -6,6 +6,14 @@ import FoundationNetworking
 /// URLSession, with the workarounds its Linux implementation needs: the default transport on Apple
 /// platforms, and on Linux when libcurl can't be loaded; `transport: .urlSession` asks for it.
 ///
+/// - Warning: On Linux, FoundationNetworking (swift-corelibs-foundation) **ends the process** on
+///   some responses that are valid or merely unusual — a chunked body with a trailer field, a
+///   connection closed inside the head — in code the library can't reach to guard. A server you
+///   don't control can then crash your program. Where libcurl loads, the library never picks
+///   URLSession on Linux itself (not as the default, nor for the `https` requests of a native
+///   session); ask for it only to talk to servers you trust, and prefer `.curl` or `.native`.
+///   The README's transport table says what else it does differently.
+///
 /// A session's transport owns its URLSession, whose callbacks arrive on a private serial queue, so a
 /// busy delegate queue never slows the transfer down. ``urlSession`` itself holds none: it only asks
 /// a session for one made with the session's configuration.
