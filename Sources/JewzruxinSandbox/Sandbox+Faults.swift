@@ -23,6 +23,8 @@ import Foundation
 // |                              |                                   | first stored `block`'s length check wrong          |
 // | /fault/truncated-deflate     | n (4096), cut (half), raw (0)     | deflate (zlib; raw=1: raw deflate) of n pattern    |
 // |                              |                                   | bytes minus its last `cut` bytes                   |
+// | /fault/deflate-bomb          | n (1073741824)                    | `Content-Encoding: deflate` (zlib) of n zero bytes,|
+// |                              |                                   | compressed about 159 to 1 (a compression bomb)     |
 // | /fault/large                 | n (1048576), chunked (0), chunk   | n pattern bytes (as /bytes/n)                      |
 // | /fault/chunked-trailer       |                                   | a valid chunked `hello` with a trailer field (RFC  |
 // |                              |                                   | 9112 §7.1.2), then closes; FoundationNetworking    |
@@ -69,6 +71,7 @@ extension Sandbox {
         core.addRoute("/fault/corrupt-gzip", guarded(corruptGzip))
         core.addRoute("/fault/truncated-deflate", guarded(truncatedDeflate))
         core.addRoute("/fault/large", guarded(large))
+        core.addRoute("/fault/deflate-bomb", guarded(deflateBomb))
     }
 
     /// A response replaced by `bytes` and a close (or reset).
@@ -202,6 +205,11 @@ extension Sandbox {
         return response
     }
 
+    static func deflateBomb(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
+        let count = try integer(request, "n", default: 1 << 30, in: 1...maximumGeneratedBytes)
+        return encoded(Gzip.zlibZeros(count: count), encoding: "deflate")
+    }
+
     static func large(_ request: SandboxRequest) throws(ParameterError) -> SandboxResponse {
         let count = try integer(request, "n", default: 1 << 20, in: 0...maximumGeneratedBytes)
         var response = SandboxResponse(headers: ["Content-Type": "application/octet-stream"], body: .pattern(count: count))
@@ -214,7 +222,7 @@ extension Sandbox {
 
 /// Builds gzip streams (RFC 1952) and zlib streams (RFC 1950) without compressing: the deflate data
 /// is stored blocks.
-enum Gzip {
+package enum Gzip {
     /// The size of the gzip header ``stored(_:)`` writes.
     static let headerSize = 10
 
@@ -235,6 +243,61 @@ enum Gzip {
         output.append(storedBlocks(data))
         output.append(contentsOf: withUnsafeBytes(of: adler32([UInt8](data)).bigEndian) { Array($0) })
         return output
+    }
+
+    /// `count` zero bytes as a zlib stream that is compressed: one fixed-Huffman block of a literal
+    /// zero and copies of 258 bytes at distance 1 (13 bits each), so about 159 to 1. The
+    /// compression bomb of the memory tests; its Adler-32 is worked out, not summed.
+    package static func zlibZeros(count: Int64) -> Data {
+        var bits = BitWriter()
+        bits.write(0b011, count: 3)                   // BFINAL 1, BTYPE 01 (fixed Huffman)
+        bits.writeCode(0b0011_0000, length: 8)        // literal 0
+        var left = count - 1
+        while left >= 258 {
+            bits.writeCode(0b1100_0101, length: 8)    // length 258: symbol 285
+            bits.writeCode(0, length: 5)              // distance 1: code 0
+            left -= 258
+        }
+        while left > 0 {
+            bits.writeCode(0b0011_0000, length: 8)
+            left -= 1
+        }
+        bits.writeCode(0, length: 7)                  // end of block: symbol 256
+        var output = Data([0x78, 0x01])
+        output.append(contentsOf: bits.finished())
+        // Adler-32 of zeros: A stays 1, B adds A once a byte.
+        let adler = UInt32(count % 65_521) << 16 | 1
+        output.append(contentsOf: withUnsafeBytes(of: adler.bigEndian) { Array($0) })
+        return output
+    }
+
+    /// Writes deflate's bit stream: values least significant bit first, Huffman codes most
+    /// significant bit first (RFC 1951 §3.1.1).
+    private struct BitWriter {
+        private var bytes: [UInt8] = []
+        private var current: UInt32 = 0
+        private var used = 0
+
+        mutating func write(_ value: UInt32, count: Int) {
+            current |= value << used
+            used += count
+            while used >= 8 {
+                bytes.append(UInt8(truncatingIfNeeded: current))
+                current >>= 8
+                used -= 8
+            }
+        }
+
+        mutating func writeCode(_ code: UInt32, length: Int) {
+            var reversed: UInt32 = 0
+            for bit in 0..<length where code & (1 << bit) != 0 { reversed |= 1 << (length - 1 - bit) }
+            write(reversed, count: length)
+        }
+
+        mutating func finished() -> [UInt8] {
+            if used > 0 { bytes.append(UInt8(truncatingIfNeeded: current)) }
+            return bytes
+        }
     }
 
     /// `data` as raw deflate: stored blocks of at most 65,535 bytes, the last one final.

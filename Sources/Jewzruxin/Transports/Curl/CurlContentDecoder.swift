@@ -127,6 +127,19 @@ final class CurlContentDecoder {
         stages = codings.map(Stage.init)
     }
 
+    /// What a sink says after taking a piece.
+    enum Flow: Sendable, Equatable {
+        /// Go on.
+        case proceed
+        /// Stop for now: the piece was taken, and no other should follow until the next call. The
+        /// decoder keeps where it is (input it took but didn't decode, output its library holds)
+        /// and goes on from there on the next call, before the new bytes. Advisory: a piece may
+        /// still come (a stream's first bytes, held back while they are sniffed, are decoded whole).
+        case pause
+        /// Stop for good (the transfer was cancelled).
+        case stop
+    }
+
     /// Decodes the next bytes of the body, handing what they decode to on `sink` in pieces of at
     /// most ``pieceSize`` bytes; the pieces are valid during the call only.
     ///
@@ -136,8 +149,33 @@ final class CurlContentDecoder {
     /// - Returns: `false` when `sink` stopped the decoding.
     /// - Throws: ``Failure`` for data that is not a valid stream of its coding.
     func decode(_ bytes: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
-        try feed(bytes, toStage: 0, sink: sink)
+        try decode(bytes, flow: { sink($0) ? .proceed : .stop }).flow != .stop
     }
+
+    /// Decodes what earlier calls left, then the next bytes of the body, until `sink` pauses or
+    /// stops it or the bytes run out.
+    ///
+    /// A body that decodes to much more than it is (a compression bomb) so reaches its handler no
+    /// faster than the handler takes it: the transfer stops reading while the decoder is paused.
+    ///
+    /// - Returns: How many of `bytes` were taken (the rest must come again, first, on the next
+    ///   call: libcurl hands a paused transfer's bytes again), and how the sink ended it.
+    /// - Throws: ``Failure`` for data that is not a valid stream of its coding.
+    func decode(_ bytes: UnsafeRawBufferPointer, flow sink: (UnsafeRawBufferPointer) -> Flow) throws -> (consumed: Int, flow: Flow) {
+        // What was left: the inner stages' queued input first (it sits behind nothing), then the
+        // output the libraries hold, the innermost first.
+        for index in stages.indices.reversed() {
+            let flow = try drain(index, sink: sink)
+            if flow != .proceed { return (0, flow) }
+        }
+        guard let first = stages.first else { return (bytes.count, sink(bytes)) }
+        var input = bytes
+        let flow = try first.decode(&input) { piece in try self.feed(piece, toStage: 1, sink: sink) }
+        return (bytes.count - input.count, flow)
+    }
+
+    /// Whether nothing waits inside: no stage holds input or output from an earlier call.
+    var isIdle: Bool { stages.allSatisfy(\.isIdle) }
 
     /// Ends the body: every stream must have ended.
     ///
@@ -147,9 +185,36 @@ final class CurlContentDecoder {
         for stage in stages { try stage.finish() }
     }
 
-    private func feed(_ bytes: UnsafeRawBufferPointer, toStage index: Int, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+    /// Decodes what stage `index` was left with: its queued input, then its library's output.
+    private func drain(_ index: Int, sink: (UnsafeRawBufferPointer) -> Flow) throws -> Flow {
+        let stage = stages[index]
+        if !stage.queued.isEmpty {
+            let queued = stage.queued
+            stage.queued = Data()
+            let flow = try queued.withUnsafeBytes { bytes -> Flow in
+                var input = bytes
+                defer { if !input.isEmpty { stage.queued = Data(input) + stage.queued } }
+                return try stage.decode(&input) { piece in try self.feed(piece, toStage: index + 1, sink: sink) }
+            }
+            if flow != .proceed { return flow }
+        }
+        return try stage.flush { piece in try self.feed(piece, toStage: index + 1, sink: sink) }
+    }
+
+    private func feed(_ bytes: UnsafeRawBufferPointer, toStage index: Int, sink: (UnsafeRawBufferPointer) -> Flow) throws -> Flow {
         guard index < stages.count else { return sink(bytes) }
-        return try stages[index].decode(bytes) { piece in try self.feed(piece, toStage: index + 1, sink: sink) }
+        let stage = stages[index]
+        // Behind what it was left with: queued, in order (this happens only when a pause was not
+        // honoured, for a few bytes).
+        guard stage.queued.isEmpty else {
+            stage.queued.append(contentsOf: bytes)
+            return .pause
+        }
+        var input = bytes
+        let flow = try stage.decode(&input) { piece in try self.feed(piece, toStage: index + 1, sink: sink) }
+        // The outer stage's buffer will be overwritten: what this one didn't take is copied.
+        if !input.isEmpty { stage.queued = Data(input) }
+        return flow
     }
 }
 
@@ -203,11 +268,24 @@ private final class Stage {
         case needsInput
         /// The stream ended; the input left follows it.
         case ended
+        /// The sink paused the decoding: the stream may hold output, and `input` keeps what it
+        /// didn't take.
+        case paused
         /// The sink stopped the decoding.
         case stopped
     }
 
-    typealias Emit = (UnsafeRawBufferPointer) throws -> Bool
+    typealias Emit = (UnsafeRawBufferPointer) throws -> CurlContentDecoder.Flow
+
+    /// Input taken from the stage before and not decoded yet, when a pause came: decoded first.
+    var queued = Data()
+    /// Whether the stream may hold output: a pause came while it was giving some.
+    private(set) var holdsOutput = false
+    /// A pause came with the stream's last output: decoding stops once the stream has ended.
+    private var pausesAfterEnd = false
+
+    /// Whether nothing waits here from an earlier call.
+    var isIdle: Bool { queued.isEmpty && !holdsOutput }
 
     let coding: CurlContentDecoder.Coding
     private var state = State.idle
@@ -226,9 +304,9 @@ private final class Stage {
         buffer.deallocate()
     }
 
-    /// Decodes `input`, handing the output to `emit`; `false` when `emit` stopped the decoding.
-    func decode(_ input: UnsafeRawBufferPointer, _ emit: Emit) throws -> Bool {
-        var input = input
+    /// Decodes `input`, handing the output to `emit`, until it runs out or `emit` pauses or stops
+    /// the decoding; `input` keeps what wasn't taken.
+    func decode(_ input: inout UnsafeRawBufferPointer, _ emit: Emit) throws -> CurlContentDecoder.Flow {
         while !input.isEmpty {
             switch state {
             case .idle:
@@ -250,12 +328,19 @@ private final class Stage {
                 let stream = try start(windowBits: isZlib ? 15 : -15)
                 state = .running(stream)
                 consumed -= 2
-                guard try replay(first, through: stream, emit) else { return false }
+                let flow = try replay(first, through: stream, emit)
+                if flow != .proceed { return flow }
             case .running(let stream):
                 switch try pump(stream, &input, emit) {
-                case .stopped: return false
-                case .needsInput: return true
-                case .ended: ended(stream)
+                case .stopped: return .stop
+                case .paused: return .pause
+                case .needsInput: return .proceed
+                case .ended:
+                    ended(stream)
+                    if pausesAfterEnd {
+                        pausesAfterEnd = false
+                        return .pause
+                    }
                 }
             case .betweenMembers(var next):
                 next.append(input[0])
@@ -268,18 +353,38 @@ private final class Stage {
                     let stream = try start()
                     state = .running(stream)
                     consumed -= 2
-                    guard try replay(next, through: stream, emit) else { return false }
+                    let flow = try replay(next, through: stream, emit)
+                    if flow != .proceed { return flow }
                 } else {
                     state = .ignoringRest
                 }
             case .ignoringRest:
-                return true
+                input = UnsafeRawBufferPointer(rebasing: input.dropFirst(input.count))
+                return .proceed
             case .ended:
                 throw CurlContentDecoder.Failure(kind: .corrupt, description:
                     "The \(coding.rawValue)-encoded body is corrupt: it goes on after the end of its \(coding.rawValue) stream (at byte \(consumed)).")
             }
         }
-        return true
+        return .proceed
+    }
+
+    /// Hands on the output the stream holds from a paused call, if any.
+    func flush(_ emit: Emit) throws -> CurlContentDecoder.Flow {
+        guard holdsOutput, case .running(let stream) = state else {
+            holdsOutput = false
+            return .proceed
+        }
+        var none = UnsafeRawBufferPointer(start: nil, count: 0)
+        switch try pump(stream, &none, emit) {
+        case .stopped: return .stop
+        case .paused: return .pause
+        case .needsInput: return .proceed
+        case .ended:
+            ended(stream)
+            defer { pausesAfterEnd = false }
+            return pausesAfterEnd ? .pause : .proceed
+        }
     }
 
     /// The body ended.
@@ -295,19 +400,32 @@ private final class Stage {
         }
     }
 
-    /// Feeds `bytes` held back while sniffing to `stream`, which just started.
-    private func replay(_ bytes: [UInt8], through stream: Stream, _ emit: Emit) throws -> Bool {
-        try bytes.withUnsafeBytes { held -> Bool in
+    /// Feeds `bytes` held back while sniffing to `stream`, which just started. Two bytes: a pause
+    /// is passed on once they are all taken, never in the middle of them (they have no buffer to
+    /// wait in).
+    private func replay(_ bytes: [UInt8], through stream: Stream, _ emit: Emit) throws -> CurlContentDecoder.Flow {
+        try bytes.withUnsafeBytes { held -> CurlContentDecoder.Flow in
             var held = held
-            switch try pump(stream, &held, emit) {
-            case .stopped: return false
-            case .needsInput: return true
-            case .ended:
-                ended(stream)
-                // Two bytes can't hold a whole stream and a byte after it; but if they did, the
-                // rest is decoded the same way.
-                return held.isEmpty ? true : try decode(held, emit)
+            var flow = CurlContentDecoder.Flow.proceed
+            while !held.isEmpty || flow == .proceed {
+                switch try pump(stream, &held, emit) {
+                case .stopped: return .stop
+                case .paused: flow = .pause
+                case .needsInput: return flow
+                case .ended:
+                    ended(stream)
+                    if pausesAfterEnd {
+                        pausesAfterEnd = false
+                        flow = .pause
+                    }
+                    // Two bytes can't hold a whole stream and a byte after it; but if they did, the
+                    // rest is decoded the same way.
+                    guard !held.isEmpty else { return flow }
+                    let after = try decode(&held, emit)
+                    return flow == .pause ? .pause : after
+                }
             }
+            return flow
         }
     }
 
@@ -346,8 +464,22 @@ private final class Stage {
             input = UnsafeRawBufferPointer(rebasing: input.dropFirst(used))
             consumed += used
             if used > 0 { atFrameBoundary = false }
+            holdsOutput = false
             if produced > 0 {
-                guard try emit(UnsafeRawBufferPointer(rebasing: buffer.prefix(produced))) else { return .stopped }
+                switch try emit(UnsafeRawBufferPointer(rebasing: buffer.prefix(produced))) {
+                case .proceed: break
+                case .stop: return .stopped
+                case .pause where status == Int32(JZ_DECODE_END) && coding != .zstd:
+                    // The stream is over: the pause is for what may follow it.
+                    pausesAfterEnd = true
+                case .pause where status != Int32(JZ_DECODE_ERROR):
+                    // The stream may have more to give from what it took: the next call asks first.
+                    if status == Int32(JZ_DECODE_END) { atFrameBoundary = true }
+                    holdsOutput = true
+                    return .paused
+                case .pause:
+                    break
+                }
             }
             switch status {
             case Int32(JZ_DECODE_ERROR):
@@ -391,18 +523,53 @@ struct CurlBodyDecoding {
         }
     }
 
-    /// Hands the next body bytes to `sink`, decoded (as they are when there is nothing to decode).
+    /// The bytes at the start of the next delivery already decoded: libcurl hands a paused
+    /// transfer's bytes again from where the pause came, and the decoder took some of them.
+    private var alreadyTaken = 0
+
+    /// What the write callback tells libcurl after ``decode(_:into:)``.
+    enum Outcome: Equatable {
+        /// All the bytes were taken.
+        case took
+        /// Pause the transfer: the same bytes come again after it (those already decoded are
+        /// skipped then).
+        case pause
+        /// Stop the transfer: the sink said so, or ``failure`` is set.
+        case stop
+    }
+
+    /// Hands the next body bytes to `sink`, decoded (as they are when there is nothing to decode),
+    /// until the sink pauses.
     ///
-    /// - Parameter sink: Takes a piece, valid during the call; returns `false` to stop.
-    /// - Returns: `false` when the transfer must stop: `sink` said so, or ``failure`` is set.
-    mutating func decode(_ bytes: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        guard failure == nil else { return false }
-        guard let decoder else { return sink(bytes) }
+    /// - Parameter sink: Takes a piece, valid during the call, and says whether more may follow
+    ///   now. A piece is always taken whole; without a decoder, the sink's pause is only heard on
+    ///   the next call.
+    mutating func decode(_ bytes: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) -> CurlContentDecoder.Flow) -> Outcome {
+        guard failure == nil else { return .stop }
+        guard let decoder else { return sink(bytes) == .stop ? .stop : .took }
+        let skipped = min(alreadyTaken, bytes.count)
+        alreadyTaken -= skipped
         do {
-            return try decoder.decode(bytes, into: sink)
+            var (consumed, flow) = try decoder.decode(UnsafeRawBufferPointer(rebasing: bytes.dropFirst(skipped)), flow: sink)
+            // A pause the sink didn't ask for (a stage's first bytes decoded whole) leaves
+            // something inside: decoded now, since only the sink's pause is ever resumed.
+            while flow == .proceed, !decoder.isIdle {
+                flow = try decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0), flow: sink).flow
+            }
+            switch flow {
+            case .stop:
+                return .stop
+            case .proceed where decoder.isIdle && skipped + consumed == bytes.count:
+                return .took
+            case .proceed, .pause:
+                // libcurl keeps the bytes and hands them again, these first: what was taken of
+                // them is skipped then. The decoder keeps what it holds until that call.
+                alreadyTaken = skipped + consumed
+                return .pause
+            }
         } catch {
             fail(error)
-            return false
+            return .stop
         }
     }
 

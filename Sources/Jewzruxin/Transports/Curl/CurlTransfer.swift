@@ -274,37 +274,47 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     fileprivate func receivedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         deliverHeldHead()
         guard !flags.withLock({ $0.cancelled }) else { return 0 }
-        if outlet == nil, inlineBytes + bytes.count > Self.inlineBodyLimit {
-            // Its first event runs after those of the outbox: the head and the body so far.
-            let created = CurlOutlet()
-            outlet = created
-            loop.post { created.open() }
-        }
         if let outlet, !outlet.hasRoom() {
             // Waiting for the handler, not for the server.
             idleDeadline = .distantFuture
             return Int(JZ_WRITEFUNC_PAUSE)
         }
         idleDeadline = MonotonicTime.now(plus: timeout)
-        inlineBytes += bytes.count
-        let outlet = outlet
-        let delivered = decoding.decode(bytes) { piece in
+        // The decoded bytes count, not the bytes sent: a compressed body that inflates a
+        // thousandfold reaches the handler no faster than the handler takes it.
+        let outcome = decoding.decode(bytes) { piece in
             let data = Data(piece)
-            if let outlet {
-                outlet.add(data.count)
-                outlet.async { [self] in
-                    if !flags.withLock({ $0.cancelled }) { events.didReceive(data) }
-                    if outlet.delivered(data.count) { loop.resume(self) }
-                }
-            } else {
+            if outlet == nil, inlineBytes + data.count > Self.inlineBodyLimit {
+                // Its first event runs after those of the outbox: the head and the body so far.
+                let created = CurlOutlet()
+                outlet = created
+                loop.post { created.open() }
+            }
+            inlineBytes += data.count
+            // A body that decodes to much more than it is stops between pieces when cancelled.
+            guard !flags.withLock({ $0.cancelled }) else { return .stop }
+            guard let outlet else {
                 let events = events
                 loop.post { events.didReceive(data) }
+                return .proceed
             }
-            // A body that decodes to much more than it is stops between pieces when cancelled.
-            return !flags.withLock { $0.cancelled }
+            outlet.add(data.count)
+            outlet.async { [self] in
+                if !flags.withLock({ $0.cancelled }) { events.didReceive(data) }
+                if outlet.delivered(data.count) { loop.resume(self) }
+            }
+            return outlet.hasRoom() ? .proceed : .pause
         }
-        if !delivered, let failure = decoding.failure { callbackError = failure }
-        return delivered ? bytes.count : 0
+        switch outcome {
+        case .took:
+            return bytes.count
+        case .pause:
+            idleDeadline = .distantFuture
+            return Int(JZ_WRITEFUNC_PAUSE)
+        case .stop:
+            if let failure = decoding.failure { callbackError = failure }
+            return 0
+        }
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
