@@ -449,7 +449,9 @@ final class NativeExchange: HTTPTransfer {
     private func receive(
         on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker, measured: inout AttemptMeasurements
     ) throws -> Bool {
-        var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
+        var decoder = ResponseDecoder(
+            isHeadRequest: request.method == .head, upgradeRequested: ResponseRules.asksForUpgrade(request.core),
+            headerLimit: settings.maximumResponseHeaderSize)
         defer { measured.responseHeaderBytes = decoder.headBytes }
         let socket = connection.socket
         let scratch = connection.scratch
@@ -507,9 +509,7 @@ final class NativeExchange: HTTPTransfer {
     }
 
     private func badResponse(_ error: ResponseDecodingError) -> URLError {
-        URLError(.badServerResponse, userInfo: [
-            NSLocalizedDescriptionKey: error.description, NSURLErrorFailingURLErrorKey: request.url as Any,
-        ])
+        error.urlError(for: request.url)
     }
 
     private func response(for head: ResponseHead) throws -> HTTPResponseHead {
