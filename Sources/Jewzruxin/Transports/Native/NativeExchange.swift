@@ -220,16 +220,30 @@ final class NativeExchange: HTTPTransfer {
             measured.endpoints = current.endpoints
             do {
                 let answerDeadline: MonotonicTime?
-                if let sent = early.take() {
-                    measured.requestStart = sent.sentAt.nanoseconds
-                    try finishSending(sent, on: current, timeout: timeout, waker: waker, measured: &measured)
-                    answerDeadline = sent.answerDeadline
-                } else {
-                    let head = try encoded ?? encodeHead()
-                    encoded = head
-                    measured.requestStart = MonotonicTime.now.nanoseconds
-                    try send(head, on: current, timeout: timeout, waker: waker, measured: &measured)
-                    answerDeadline = nil
+                do {
+                    if let sent = early.take() {
+                        measured.requestStart = sent.sentAt.nanoseconds
+                        try finishSending(sent, on: current, timeout: timeout, waker: waker, measured: &measured)
+                        answerDeadline = sent.answerDeadline
+                    } else {
+                        let head = try encoded ?? encodeHead()
+                        encoded = head
+                        measured.requestStart = MonotonicTime.now.nanoseconds
+                        try send(head, on: current, timeout: timeout, waker: waker, measured: &measured)
+                        answerDeadline = nil
+                    }
+                } catch let failure where Self.isLostConnection(failure) {
+                    // The server may have answered before it closed (a 413 to a large upload, sent
+                    // while the body was still going): a whole response read after the failed send
+                    // is the outcome, as on the other transports. The connection is done with.
+                    defer {
+                        current.close()
+                        connection = nil
+                    }
+                    guard (try? receive(on: current, timeout: timeout, firstDeadline: nil, waker: waker, measured: &measured)) != nil else {
+                        throw failure
+                    }
+                    return
                 }
                 let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker, measured: &measured)
                 if reusable {
@@ -255,6 +269,12 @@ final class NativeExchange: HTTPTransfer {
     /// A failure before any byte of the response arrived on a connection.
     private struct StaleConnection: Error {
         let error: URLError
+    }
+
+    /// Whether a send failed because the connection was closed or reset (not cancelled, not timed out).
+    private static func isLostConnection(_ error: any Error) -> Bool {
+        if error is StaleConnection { return true }
+        return (error as? URLError)?.code == .networkConnectionLost
     }
 
     // MARK: Sending
