@@ -204,3 +204,37 @@ enum ResponseRules {
         return parsed
     }
 }
+
+extension ResponseRules {
+    /// The fault behind an error libcurl reported for a response it refused itself, read from its
+    /// message (libcurl 7.x and 8.x wording); `nil` for any other error.
+    ///
+    /// The curl transport, and URLSession on Linux (FoundationNetworking runs libcurl, and reports
+    /// its message behind code -1), report these as the native transport does: the same
+    /// `badServerResponse` and description for the same response, whoever found the fault.
+    static func fault(fromLibcurlMessage message: String) -> ResponseDecodingError? {
+        let unfoldableLineMessage = "A libcurl function was given a bad argument"
+        if message.hasPrefix("Nul byte in header") || message.hasPrefix("Header without colon")
+            || message.hasPrefix("Failed writing header") {
+            // The last: FoundationNetworking's header callback refused a line it could not parse.
+            return .badHeaderField
+        }
+        if message.hasPrefix("Invalid Content-Length") { return .badContentLength }
+        if message.contains("chunked-encoding") { return .badChunk }
+        if message.hasPrefix("Received HTTP/0.9 when not allowed") || message.hasPrefix("Unsupported HTTP version")
+            || message.hasPrefix("Unsupported response code") {
+            return .badStatusLine
+        }
+        if message.hasPrefix(unfoldableLineMessage) {
+            // libcurl's header store refuses a folded line with no field before it (7.x); nothing
+            // else in a transfer under way gives this code.
+            return .badHeaderField
+        }
+        if message.hasPrefix("Too large response headers") {
+            // "Too large response headers: 307209 > 307200": the limit is the last number.
+            let limit = message.split(separator: " ").last.flatMap { Int($0) } ?? 0
+            return .headerTooLarge(limit: limit)
+        }
+        return nil
+    }
+}

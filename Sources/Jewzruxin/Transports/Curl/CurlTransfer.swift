@@ -124,6 +124,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         let metrics = easyHandle.map(Self.metrics(of:))
         if let callbackError {
             complete(with: callbackError, metrics: metrics)
+        } else if code != JZ_E_OK, let fault = ResponseRules.fault(fromLibcurlMessage: errorMessage ?? String(cString: jz_easy_strerror(code))) {
+            // A response libcurl refused itself: reported as the other transports report it.
+            complete(with: fault.urlError(for: url), metrics: metrics)
         } else if code != JZ_E_OK {
             var proxyCode: Int?
             var connectStatus: Int?
@@ -236,16 +239,26 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     // MARK: Callbacks
 
-    fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
+    /// Reads a header line: `false` when the response breaks the rules (the transfer then stops,
+    /// with the reason as its error).
+    fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) -> Bool {
         idleDeadline = MonotonicTime.now(plus: timeout)
-        guard let ended = head.read(line) else { return }
+        let ended: CurlHeadReader.Head
+        do {
+            guard let read = try head.read(line) else { return true }
+            ended = read
+        } catch {
+            callbackError = error.urlError(for: url)
+            return false
+        }
         if let cookies = settings.shared.cookies, case let setCookies = ended.setCookies, !setCookies.isEmpty {
             let request = request.core
             loop.post { cookies.store(setCookies, for: request) }
         }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
-        guard head.isDelivered else { return }
+        guard head.isDelivered else { return true }
         deliver(ended)
+        return true
     }
 
     private func deliver(_ ended: CurlHeadReader.Head) {
@@ -330,6 +343,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), buffer))
         try set(easy, JZ_OPT_URL, url.absoluteString)
         try set(easy, JZ_OPT_NOSIGNAL, 1)
+        head.isHeadRequest = HTTPHeaderSyntax.equalIgnoringASCIICase(request.core.httpMethod ?? "GET", "HEAD")
+        head.upgradeRequested = ResponseRules.asksForUpgrade(request.core)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
         try configureConnectionAuthentication(easy)
@@ -545,8 +560,8 @@ private func curlTransfer(from context: UnsafeMutableRawPointer?) -> CurlTransfe
 private let curlHeaderCallback: jz_data_callback = { data, size, count, context in
     let length = size * count
     guard let transfer = curlTransfer(from: context) else { return 0 }
-    transfer.receivedHeader(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    // Anything but `length` fails the transfer (CURLE_WRITE_ERROR), which reports the reader's error.
+    return transfer.receivedHeader(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
 private let curlWriteCallback: jz_data_callback = { data, size, count, context in
