@@ -118,7 +118,17 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         return easy
     }
 
-    /// libcurl ended the transfer with `code`.
+    /// libcurl ended the transfer with `code`; its handle is still in the multi handle. A connection
+    /// kept after a response is checked for bytes past it, and shut down if it has some
+    /// (``CurlConnectionCheck``), before libcurl can give it to another transfer.
+    func ended(code: Int32) {
+        guard code == JZ_E_OK, callbackError == nil, let easyHandle, inspectsConnection else { return }
+        deliverHeldHead()
+        guard head.isDelivered else { return }
+        CurlConnectionCheck.inspect(easyHandle, responseBytes: responseBytes, loop: loop)
+    }
+
+    /// libcurl ended the transfer with `code`, and its handle is out of the multi handle.
     func finished(code: Int32) {
         if code == JZ_E_OK, callbackError == nil { deliverHeldHead() }
         let metrics = easyHandle.map(Self.metrics(of:))
@@ -149,6 +159,27 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             complete(with: failure, metrics: metrics)
         } else {
             complete(with: nil, metrics: metrics)
+        }
+    }
+
+    /// Whether the connection is checked for bytes past the response once the transfer ends: in plain
+    /// HTTP, not through a proxy (whose handshake bytes the count can't tell from the response's).
+    private var inspectsConnection: Bool {
+        proxy == nil && url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "http") } == true
+    }
+
+    /// The bytes of the response on the wire, when known: its heads (interim ones included) and a
+    /// body framed by its length, or none; `nil` for a chunked body, or during a handshake whose
+    /// bodies libcurl skipped.
+    private var responseBytes: UInt64? {
+        guard !head.holdsHeads, let easyHandle else { return nil }
+        switch head.framing {
+        case .none?: return UInt64(head.totalBytes)
+        case .length?:
+            var body: Int64 = 0
+            guard jz_easy_getinfo_offset(easyHandle, Int32(JZ_INFO_SIZE_DOWNLOAD_T), &body) == JZ_E_OK, body >= 0 else { return nil }
+            return UInt64(head.totalBytes) + UInt64(body)
+        case .chunked?, .untilClose?, nil: return nil
         }
     }
 
