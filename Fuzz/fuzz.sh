@@ -3,7 +3,7 @@
 #
 #   Fuzz/fuzz.sh [target|all] [seconds] [max-execs]
 #
-#   target     response, uritemplate, mediatype, form, authenticate, profile, ntlm, or all (default)
+#   target     response, curlhead, uritemplate, mediatype, form, authenticate, profile, ntlm, or all (default)
 #   seconds    time limit per target (default 60)
 #   max-execs  execution limit per target (default: none); a target stops at whichever
 #              limit comes first. The long run: Fuzz/fuzz.sh all 600 10000000
@@ -29,7 +29,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FUZZ="$ROOT/Fuzz"
 SANITIZERS="${FUZZ_SANITIZERS:-fuzzer,address}"
 if [[ "$SANITIZERS" == fuzzer,address ]]; then OUT="$FUZZ/.build"; else OUT="$FUZZ/.build-${SANITIZERS//,/-}"; fi
-ALL_TARGETS=(response uritemplate mediatype form authenticate profile ntlm)
+ALL_TARGETS=(response curlhead uritemplate mediatype form authenticate profile ntlm)
 
 which="${1:-all}"
 seconds="${2:-60}"

@@ -299,6 +299,12 @@ int jz_easy_getinfo_offset(jz_easy *easy, int info, int64_t *value) {
 int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value) {
     return curl.easy_getinfo(easy, info, value);
 }
+int jz_easy_getinfo_socket(jz_easy *easy, int info, int *value) {
+    int socket = -1;
+    int code = curl.easy_getinfo(easy, info, &socket);
+    *value = code == 0 ? socket : -1;
+    return code;
+}
 
 // MARK: Multi handles
 

@@ -40,10 +40,19 @@ public final class ScriptedServer: Sendable {
         ///
         /// The script ends when the peer closes the connection first.
         case readRequest
+        /// Reads one request head (up to the empty line) and none of its body, as a server does
+        /// that answers before the body (a `413`); the head is recorded in
+        /// ``ScriptedServer/requestHeads``.
+        ///
+        /// The script ends when the peer closes the connection first.
+        case readRequestHead
         /// Sends bytes as they are.
         case send(Data)
         /// Sends the UTF-8 bytes of a string as they are (write `\r\n` yourself).
         case sendText(String)
+        /// Sends the UTF-8 bytes of a string again and again, for ever: until the peer closes the
+        /// connection (or resets it) or the server stops, which ends the script.
+        case sendForever(String)
         /// Waits this many seconds (ends early, and ends the script, when the server stops).
         case pause(TimeInterval)
         /// Closes in order: sends FIN, waits up to a second for the peer to close its side
@@ -208,10 +217,17 @@ final class ScriptedServerCore: Sendable {
             switch step {
             case .readRequest:
                 return try readRequest(from: stream) ? .next : .end
+            case .readRequestHead:
+                return try readRequest(from: stream, body: false) ? .next : .end
             case .send(let data):
                 try stream.write(data)
             case .sendText(let text):
                 try stream.write(Data(text.utf8))
+            case .sendForever(let text):
+                // Many copies a write, so that the loop costs little next to the reader's work.
+                let copies = max(1, 16_384 / max(1, text.utf8.count))
+                let data = Data(String(repeating: text, count: copies).utf8)
+                while true { try stream.write(data) }
             case .pause(let seconds):
                 return stopSignal.sleep(seconds) ? .next : .end
             case .close:
@@ -234,8 +250,8 @@ final class ScriptedServerCore: Sendable {
         }
     }
 
-    /// Reads a head and its `Content-Length` body; `false` when the peer closed first.
-    private func readRequest(from stream: SocketStream) throws(RequestError) -> Bool {
+    /// Reads a head and, if `body`, its `Content-Length` body; `false` when the peer closed first.
+    private func readRequest(from stream: SocketStream, body readsBody: Bool = true) throws(RequestError) -> Bool {
         var lines: [String] = []
         var budget = Self.maximumHeadBytes
         while true {
@@ -249,6 +265,7 @@ final class ScriptedServerCore: Sendable {
         }
         let head = lines.map { $0 + "\r\n" }.joined() + "\r\n"
         state.withLock { $0.requestHeads.append(head) }
+        guard readsBody else { return true }
         let length = lines.dropFirst().compactMap { line -> Int? in
             guard let colon = line.firstIndex(of: ":"),
                   line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "content-length"

@@ -119,6 +119,8 @@ int jz_easy_set_seek(jz_easy *easy, jz_seek_callback callback, void *context);
 int jz_easy_getinfo_long(jz_easy *easy, int info, long *value);
 int jz_easy_getinfo_offset(jz_easy *easy, int info, int64_t *value);
 int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value);
+/// curl_easy_getinfo for a socket (curl_socket_t: an int on POSIX systems); -1 for none.
+int jz_easy_getinfo_socket(jz_easy *easy, int info, int *value);
 
 // MARK: Multi handles
 
@@ -305,6 +307,9 @@ enum {
     JZ_INFO_PROXY_ERROR = 0x200000 + 59,
     /// CURLINFO_HTTP_CONNECTCODE: the status an HTTP proxy answered a CONNECT with (0 for none).
     JZ_INFO_HTTP_CONNECTCODE = 0x200000 + 22,
+    /// CURLINFO_ACTIVESOCKET (7.45): the socket of the transfer's connection, once it is done and
+    /// the connection kept (-1 when it was closed).
+    JZ_INFO_ACTIVESOCKET = 0x500000 + 44,
 };
 
 enum {

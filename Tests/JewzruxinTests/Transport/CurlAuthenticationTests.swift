@@ -9,11 +9,11 @@ struct CurlAuthenticationTests {
     static let url = URL(string: "http://intranet.example/report")!
 
     /// Feeds `lines` (each without its CR LF) to `reader`; returns the heads `read` returned.
-    static func feed(_ reader: inout CurlHeadReader, _ lines: [String]) -> [CurlHeadReader.Head] {
+    static func feed(_ reader: inout CurlHeadReader, _ lines: [String]) throws -> [CurlHeadReader.Head] {
         var ended: [CurlHeadReader.Head] = []
         for line in lines {
             let bytes = Array((line + "\r\n").utf8)
-            if let head = bytes.withUnsafeBytes({ reader.read($0) }) { ended.append(head) }
+            if let head = try bytes.withUnsafeBytes({ try reader.read($0) }) { ended.append(head) }
         }
         return ended
     }
@@ -23,10 +23,10 @@ struct CurlAuthenticationTests {
     static let success = ["HTTP/1.1 200 OK", "Content-Length: 2", ""]
 
     @Test("holding heads: each is held until the next replaces it; the body or the end makes the last one final")
-    func holding() {
+    func holding() throws {
         var reader = CurlHeadReader()
         reader.holdsHeads = true
-        let ended = Self.feed(&reader, Self.challenge + ["HTTP/1.1 100 Continue", ""] + Self.success)
+        let ended = try Self.feed(&reader, Self.challenge + ["HTTP/1.1 100 Continue", ""] + Self.success)
         // Both ended (so their cookies are stored); neither is final yet. The interim 100 is dropped.
         #expect(ended.map(\.status) == [401, 200])
         #expect(!reader.isDelivered)
@@ -36,13 +36,13 @@ struct CurlAuthenticationTests {
         #expect(reader.isDelivered)
         #expect(reader.takeHeld() == nil)
         // After the final head, a trailer or another head is ignored.
-        #expect(Self.feed(&reader, ["X-Trailer: 1", ""] + Self.refusal).isEmpty)
+        #expect(try Self.feed(&reader, ["X-Trailer: 1", ""] + Self.refusal).isEmpty)
     }
 
     @Test("without holding, the first final head is delivered and what follows is ignored, as before")
-    func notHolding() {
+    func notHolding() throws {
         var reader = CurlHeadReader()
-        let ended = Self.feed(&reader, Self.challenge + Self.success)
+        let ended = try Self.feed(&reader, Self.challenge + Self.success)
         #expect(ended.map(\.status) == [401])
         #expect(reader.isDelivered)
         #expect(reader.held == nil)
@@ -81,17 +81,17 @@ struct CurlAuthenticationTests {
         #expect(CurlConnectionAuthentication(for: Self.request([BasicAuthentication(username: "a", password: "b")]), features: Self.ntlmAndNegotiate) == nil)
     }
 
-    static func head(_ lines: [String]) -> CurlHeadReader.Head? {
+    static func head(_ lines: [String]) throws -> CurlHeadReader.Head? {
         var reader = CurlHeadReader()
-        return feed(&reader, lines).first
+        return try feed(&reader, lines).first
     }
 
     @Test("an unanswered challenge: a 401 for a handed scheme with no challenge message before it; a refusal is not one")
     func unanswered() throws {
         let ntlm = try #require(CurlConnectionAuthentication(
             for: Self.request([NTLMAuthentication(username: "jane", password: "secret")]), features: Self.ntlmAndNegotiate))
-        let refusal = try #require(Self.head(Self.refusal))
-        let challenge = try #require(Self.head(Self.challenge))
+        let refusal = try #require(try Self.head(Self.refusal))
+        let challenge = try #require(try Self.head(Self.challenge))
         // The handshake ran: the server sent a type 2, libcurl answered, the server refused.
         #expect(ntlm.unanswered(final: refusal, replaced: [challenge], url: Self.url) == nil)
         // No type 2 ever came.
@@ -99,14 +99,14 @@ struct CurlAuthenticationTests {
         #expect(silent.scheme == .ntlm)
         #expect(silent.reason.contains("intranet.example"))
         // Not a 401, or a challenge of another scheme.
-        #expect(ntlm.unanswered(final: try #require(Self.head(Self.success)), replaced: [], url: Self.url) == nil)
-        let basic = try #require(Self.head(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic realm=\"x\"", ""]))
+        #expect(ntlm.unanswered(final: try #require(try Self.head(Self.success)), replaced: [], url: Self.url) == nil)
+        let basic = try #require(try Self.head(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic realm=\"x\"", ""]))
         #expect(ntlm.unanswered(final: basic, replaced: [], url: Self.url) == nil)
 
         let both = try #require(CurlConnectionAuthentication(
             for: Self.request([NTLMAuthentication(username: "jane", password: "secret"), NegotiateAuthentication()]),
             features: Self.ntlmAndNegotiate))
-        let offersBoth = try #require(Self.head(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Negotiate", "WWW-Authenticate: NTLM", ""]))
+        let offersBoth = try #require(try Self.head(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Negotiate", "WWW-Authenticate: NTLM", ""]))
         let negotiate = try #require(both.unanswered(final: offersBoth, replaced: [], url: Self.url))
         #expect(negotiate.scheme == .negotiate)
         #expect(negotiate.reason.contains("HTTP@intranet.example"))

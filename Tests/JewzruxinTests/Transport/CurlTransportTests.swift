@@ -38,20 +38,61 @@ struct CurlTransportTests {
         #expect(CurlLibrary.problem(opening: "libcurl.so.4") == nil)
     }
 
-    /// The head `lines` make, fed one at a time.
-    private func head(_ lines: [String]) -> (CurlHeadReader.Head?, delivered: Bool) {
+    /// The head `lines` make, fed one at a time (to a reader of a request that asked to upgrade
+    /// when `upgrade`).
+    private func head(_ lines: [String], upgrade: Bool = false) throws -> (CurlHeadReader.Head?, delivered: Bool) {
         var reader = CurlHeadReader()
+        reader.upgradeRequested = upgrade
         var result: CurlHeadReader.Head?
         for line in lines {
             let bytes = Array((line + "\r\n").utf8)
-            if let head = bytes.withUnsafeBytes({ reader.read($0) }) { result = head }
+            if let head = try bytes.withUnsafeBytes({ try reader.read($0) }) { result = head }
         }
         return (result, reader.isDelivered)
     }
 
+    /// The error the lines make, if any.
+    private func failure(_ lines: [String], limit: Int = ResponseRules.defaultHeadLimit) -> ResponseDecodingError? {
+        var reader = CurlHeadReader()
+        reader.limit = limit
+        for line in lines {
+            let bytes = Array((line + "\r\n").utf8)
+            let read = bytes.withUnsafeBytes { bytes in Result { () throws(ResponseDecodingError) in try reader.read(bytes) } }
+            if case .failure(let error) = read { return error }
+        }
+        return nil
+    }
+
+    @Test("the head reader applies the rules of every transport: fields, framing, the head limit")
+    func headRules() {
+        #expect(failure(["HTTP/1.1 200 OK", "X-Cr: a\rSet-Cookie: injected=1", ""]) == .badHeaderField)
+        #expect(failure(["HTTP/1.1 200 OK", "Broken header", ""]) == .badHeaderField)
+        #expect(failure(["HTTP/1.1 200 OK", "Name : value", ""]) == .badHeaderField)
+        #expect(failure(["HTTP/1.1 200 OK", " folded onto nothing", ""]) == .badHeaderField)
+        #expect(failure(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 7", ""]) == .badContentLength)
+        #expect(failure(["HTTP/1.1 200 OK", "Content-Length: +5", ""]) == .badContentLength)
+        #expect(failure(["HTTP/1.1 200 OK", "Content-Length: 5, 5", ""]) == nil)
+        #expect(failure(["HTTP/1.1 200 OK", "Transfer-Encoding: gzip, chunked", ""]) == .badTransferEncoding)
+        #expect(failure(["HTTP/1.1 200 OK", "Transfer-Encoding: chunked, x-unknown", ""]) == .badTransferEncoding)
+        #expect(failure(["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", ""]) == .unsolicitedUpgrade)
+        #expect(failure(["", "HTTP/1.1 200 OK", ""]) == .badStatusLine)
+        // A HEAD response's framing fields are not read.
+        var reader = CurlHeadReader()
+        reader.isHeadRequest = true
+        var delivered = false
+        for line in ["HTTP/1.1 200 OK\r\n", "Transfer-Encoding: x-unknown\r\n", "\r\n"] {
+            delivered = (try? Array(line.utf8).withUnsafeBytes { try reader.read($0) }) != nil
+        }
+        #expect(delivered)
+        // Interim heads count against the limit with the final head.
+        let interim = Array(repeating: ["HTTP/1.1 103 Early Hints", ""], count: 100).flatMap { $0 }
+        #expect(failure(interim + ["HTTP/1.1 200 OK", ""], limit: 1024) == .headerTooLarge(limit: 1024))
+        #expect(failure(interim + ["HTTP/1.1 200 OK", ""], limit: 4096) == nil)
+    }
+
     @Test("a head: status line, fields in order, folded values; HTTP/2's status line has no reason")
-    func headLines() {
-        let (one, delivered) = head(["HTTP/1.1 200 OK", "Content-Type: text/plain", "X-Folded: a", "  b", "Set-Cookie: k=1", "set-cookie: j=2", ""])
+    func headLines() throws {
+        let (one, delivered) = try head(["HTTP/1.1 200 OK", "Content-Type: text/plain", "X-Folded: a", "  b", "Set-Cookie: k=1", "set-cookie: j=2", ""])
         #expect(delivered)
         #expect(one?.version == "HTTP/1.1")
         #expect(one?.status == 200)
@@ -59,21 +100,21 @@ struct CurlTransportTests {
         #expect(one?.fields.map(\.name) == ["Content-Type", "X-Folded", "Set-Cookie", "set-cookie"])
         #expect(one?.fields[1].value == "a b")
         #expect(one?.setCookies == ["k=1", "j=2"])
-        let (two, _) = head(["HTTP/2 404", "content-length: 3", ""])
+        let (two, _) = try head(["HTTP/2 404", "content-length: 3", ""])
         #expect(two?.version == "HTTP/2")
         #expect(two?.status == 404)
         #expect(two?.reason == "")
     }
 
-    @Test("interim heads are dropped, lines after the final head (trailers) ignored, 101 is final")
-    func interimAndTrailers() {
-        let (final, delivered) = head(["HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a>", "", "HTTP/1.1 201 Created", "", "X-Trailer: 1", ""])
+    @Test("interim heads are dropped, lines after the final head (trailers) ignored, 101 is final when asked for")
+    func interimAndTrailers() throws {
+        let (final, delivered) = try head(["HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a>", "", "HTTP/1.1 201 Created", "", "X-Trailer: 1", ""])
         #expect(delivered)
         #expect(final?.status == 201)
         #expect(final?.fields.isEmpty == true)
-        let (switching, _) = head(["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", ""])
+        let (switching, _) = try head(["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", ""], upgrade: true)
         #expect(switching?.status == 101)
-        let (none, nothing) = head(["HTTP/1.1 100 Continue", ""])
+        let (none, nothing) = try head(["HTTP/1.1 100 Continue", ""])
         #expect(none == nil)
         #expect(!nothing)
     }

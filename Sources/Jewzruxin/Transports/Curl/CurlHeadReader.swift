@@ -5,6 +5,11 @@ import JewzruxinPrimitives
 /// status line, the fields, the empty line. Interim heads (1xx but 101) are read and dropped;
 /// lines after the final head (trailer fields) are ignored.
 ///
+/// It applies the rules every transport applies (``ResponseRules``) to what libcurl let through:
+/// each field line, the head limit over the final head and the interim heads before it, and the
+/// framing of the final head (one valid `Content-Length`, `chunked` as the only transfer coding,
+/// no 101 unless asked for). A line that breaks them throws, and the transfer is failed with it.
+///
 /// While libcurl runs an NTLM or Negotiate handshake (``holdsHeads``), one transfer reads several
 /// responses: each 401 libcurl answers (and a 2xx to a body-less probe it resends with the body),
 /// whose bodies it skips, then the response. A head read to its end is then held, and replaced by
@@ -30,6 +35,18 @@ struct CurlHeadReader {
     /// Whether a head read to its end is held rather than final: set when libcurl may read several
     /// responses in one transfer (an NTLM or Negotiate handshake).
     var holdsHeads = false
+    /// Whether the request was a HEAD: its response has no body, whatever its fields say.
+    var isHeadRequest = false
+    /// Whether the request asked to switch protocols: otherwise a 101 is refused.
+    var upgradeRequested = false
+    /// The most bytes of head, interim heads included.
+    var limit = ResponseRules.defaultHeadLimit
+    /// The bytes of head read since the last head that ended a response (held or final).
+    private var headBytes = 0
+    /// The bytes of every head line read, for the whole transfer.
+    private(set) var totalBytes = 0
+    /// How the body of the last head read to its end is framed.
+    private(set) var framing: ResponseRules.Framing?
     /// The last head read to its end while ``holdsHeads``, not known final yet.
     private(set) var held: Head?
     /// The held heads another one followed: the responses of libcurl's handshake, in order.
@@ -39,16 +56,29 @@ struct CurlHeadReader {
     /// while ``holdsHeads``, one that is then held (``isDelivered`` stays `false`).
     ///
     /// Works on the bytes: a line becomes strings only for its name, value or reason.
-    mutating func read(_ line: UnsafeRawBufferPointer) -> Head? {
+    ///
+    /// - Throws: ``ResponseDecodingError`` for a line or a head that breaks the rules.
+    mutating func read(_ line: UnsafeRawBufferPointer) throws(ResponseDecodingError) -> Head? {
         guard !isDelivered else { return nil }
+        headBytes += line.count
+        totalBytes += line.count
+        guard headBytes <= limit else { throw .headerTooLarge(limit: limit) }
         let bytes = line.bindMemory(to: UInt8.self)
         var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        // The line ending: LF, or CR LF (libcurl splits lines at LF only, so a CR before is the
+        // ending's, and any other CR is the line's).
+        if end > 0, bytes[end - 1] == 0x0A { end -= 1 }
+        if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
-            guard let head = current else { return nil }
+            // An empty line before any status line: not a response (libcurl refuses it first).
+            guard let head = current else { throw .badStatusLine }
             current = nil
             // An interim response: the final one follows.
             if (100..<200).contains(head.status), head.status != 101 { return nil }
+            (framing, _) = try ResponseRules.framing(
+                status: head.status, http10: head.version == "HTTP/1.0", fields: head.fields, isHeadRequest: isHeadRequest,
+                upgradeRequested: upgradeRequested)
+            headBytes = 0
             if holdsHeads {
                 if let previous = held { replaced.append(previous) }
                 held = head
@@ -58,15 +88,22 @@ struct CurlHeadReader {
             return head
         }
         let text = bytes[0..<end]
-        if text.starts(with: Self.httpPrefix) {
-            current = Self.statusLine(text)
-        } else if HTTPHeaderSyntax.isSpace(text[0]), let index = current?.fields.indices.last {
-            // An obsolete line folding: the value goes on.
-            current?.fields[index].value += " " + String(decoding: HTTPHeaderSyntax.trimmed(text), as: UTF8.self)
-        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
-            let name = String(decoding: text[..<colon], as: UTF8.self)
-            let value = String(decoding: HTTPHeaderSyntax.trimmed(text[(colon + 1)...]), as: UTF8.self)
-            current?.fields.append((name, value))
+        if current == nil {
+            // A status line (libcurl checked it before handing it over).
+            guard let status = Self.statusLine(text) else { throw .badStatusLine }
+            current = status
+        } else if HTTPHeaderSyntax.isSpace(text[0]) {
+            // Obsolete line folding: a user agent replaces it with a space (RFC 9112 §5.2); a fold
+            // with no field before it is an error.
+            guard let index = current?.fields.indices.last, ResponseRules.isValidValue(text) else { throw .badHeaderField }
+            let more = HTTPHeaderSyntax.trimmed(text)
+            if !more.isEmpty, let folded = current?.fields[index].value {
+                let rest = String(decoding: more, as: UTF8.self)
+                current?.fields[index].value = folded.isEmpty ? rest : folded + " " + rest
+            }
+        } else {
+            let (name, value) = try ResponseRules.field(text)
+            current?.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
         return nil
     }
@@ -83,10 +120,11 @@ struct CurlHeadReader {
     private static let httpPrefix = Array("HTTP/".utf8)
 
     /// `HTTP/1.1 200 OK`, `HTTP/2 404`: the version, a space (or more), three digits, and the
-    /// reason after a space, if any.
+    /// reason after a space, if any, with no CR or NUL in it.
     private static func statusLine(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Head? {
+        guard line.starts(with: httpPrefix) else { return nil }
         let space = UInt8(ascii: " ")
-        guard let versionEnd = line.firstIndex(of: space) else { return nil }
+        guard let versionEnd = line.firstIndex(of: space), ResponseRules.isValidValue(line[..<versionEnd]) else { return nil }
         var index = versionEnd
         while index < line.endIndex, line[index] == space { index += 1 }
         guard line.endIndex - index >= 3 else { return nil }
@@ -98,6 +136,7 @@ struct CurlHeadReader {
         index += 3
         guard status >= 100, index == line.endIndex || line[index] == space else { return nil }
         while index < line.endIndex, line[index] == space { index += 1 }
+        guard ResponseRules.isValidValue(line[index...]) else { return nil }
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(12)
         return Head(

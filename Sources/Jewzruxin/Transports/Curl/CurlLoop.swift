@@ -170,6 +170,21 @@ final class CurlLoop: @unchecked Sendable {
         idleHandles.popLast() ?? jz_easy_init()
     }
 
+    /// The bytes read from each kept connection's socket when its last transfer ended, for the next
+    /// transfer on it to tell what it read itself (``CurlConnectionCheck``). Under the drive.
+    private var consumedBytes: [Int32: UInt64] = [:]
+
+    /// The bytes read from `socket` when its last transfer ended, if known. Under the drive.
+    func consumedBytes(of socket: Int32) -> UInt64? {
+        consumedBytes[socket]
+    }
+
+    /// Notes the bytes read from `socket` so far, `nil` to forget it (its connection is done). Under
+    /// the drive.
+    func setConsumedBytes(_ count: UInt64?, of socket: Int32) {
+        consumedBytes[socket] = count
+    }
+
     /// Takes back the handle of an ended transfer, out of the multi handle. Under the drive.
     func recycle(_ easy: UnsafeMutableRawPointer) {
         guard idleHandles.count < Self.idleHandleLimit else {
@@ -245,7 +260,10 @@ final class CurlLoop: @unchecked Sendable {
         var easy: UnsafeMutableRawPointer?
         var result: Int32 = 0
         while jz_multi_next_done(multi, &easy, &result) != 0 {
-            guard let easy, let transfer = detach(easy, multi: multi) else { continue }
+            guard let easy else { continue }
+            // While the handle is in the multi handle, libcurl still names the connection it kept.
+            state.active[easy]?.ended(code: result)
+            guard let transfer = detach(easy, multi: multi) else { continue }
             transfer.finished(code: result)
         }
     }

@@ -118,12 +118,25 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         return easy
     }
 
-    /// libcurl ended the transfer with `code`.
+    /// libcurl ended the transfer with `code`; its handle is still in the multi handle. A connection
+    /// kept after a response is checked for bytes past it, and shut down if it has some
+    /// (``CurlConnectionCheck``), before libcurl can give it to another transfer.
+    func ended(code: Int32) {
+        guard code == JZ_E_OK, callbackError == nil, let easyHandle, inspectsConnection else { return }
+        deliverHeldHead()
+        guard head.isDelivered else { return }
+        CurlConnectionCheck.inspect(easyHandle, responseBytes: responseBytes, loop: loop)
+    }
+
+    /// libcurl ended the transfer with `code`, and its handle is out of the multi handle.
     func finished(code: Int32) {
         if code == JZ_E_OK, callbackError == nil { deliverHeldHead() }
         let metrics = easyHandle.map(Self.metrics(of:))
         if let callbackError {
             complete(with: callbackError, metrics: metrics)
+        } else if code != JZ_E_OK, let fault = ResponseRules.fault(fromLibcurlMessage: errorMessage ?? String(cString: jz_easy_strerror(code))) {
+            // A response libcurl refused itself: reported as the other transports report it.
+            complete(with: fault.urlError(for: url), metrics: metrics)
         } else if code != JZ_E_OK {
             var proxyCode: Int?
             var connectStatus: Int?
@@ -146,6 +159,27 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             complete(with: failure, metrics: metrics)
         } else {
             complete(with: nil, metrics: metrics)
+        }
+    }
+
+    /// Whether the connection is checked for bytes past the response once the transfer ends: in plain
+    /// HTTP, not through a proxy (whose handshake bytes the count can't tell from the response's).
+    private var inspectsConnection: Bool {
+        proxy == nil && url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "http") } == true
+    }
+
+    /// The bytes of the response on the wire, when known: its heads (interim ones included) and a
+    /// body framed by its length, or none; `nil` for a chunked body, or during a handshake whose
+    /// bodies libcurl skipped.
+    private var responseBytes: UInt64? {
+        guard !head.holdsHeads, let easyHandle else { return nil }
+        switch head.framing {
+        case .none?: return UInt64(head.totalBytes)
+        case .length?:
+            var body: Int64 = 0
+            guard jz_easy_getinfo_offset(easyHandle, Int32(JZ_INFO_SIZE_DOWNLOAD_T), &body) == JZ_E_OK, body >= 0 else { return nil }
+            return UInt64(head.totalBytes) + UInt64(body)
+        case .chunked?, .untilClose?, nil: return nil
         }
     }
 
@@ -245,16 +279,26 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     // MARK: Callbacks
 
-    fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) {
+    /// Reads a header line: `false` when the response breaks the rules (the transfer then stops,
+    /// with the reason as its error).
+    fileprivate func receivedHeader(_ line: UnsafeRawBufferPointer) -> Bool {
         idleDeadline = MonotonicTime.now(plus: timeout)
-        guard let ended = head.read(line) else { return }
+        let ended: CurlHeadReader.Head
+        do {
+            guard let read = try head.read(line) else { return true }
+            ended = read
+        } catch {
+            callbackError = error.urlError(for: url)
+            return false
+        }
         if let cookies = settings.shared.cookies, case let setCookies = ended.setCookies, !setCookies.isEmpty {
             let request = request.core
             loop.post { cookies.store(setCookies, for: request) }
         }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
-        guard head.isDelivered else { return }
+        guard head.isDelivered else { return true }
         deliver(ended)
+        return true
     }
 
     private func deliver(_ ended: CurlHeadReader.Head) {
@@ -349,6 +393,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), buffer))
         try set(easy, JZ_OPT_URL, url.absoluteString)
         try set(easy, JZ_OPT_NOSIGNAL, 1)
+        head.isHeadRequest = HTTPHeaderSyntax.equalIgnoringASCIICase(request.core.httpMethod ?? "GET", "HEAD")
+        head.upgradeRequested = ResponseRules.asksForUpgrade(request.core)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
         try configureConnectionAuthentication(easy)
@@ -564,8 +610,8 @@ private func curlTransfer(from context: UnsafeMutableRawPointer?) -> CurlTransfe
 private let curlHeaderCallback: jz_data_callback = { data, size, count, context in
     let length = size * count
     guard let transfer = curlTransfer(from: context) else { return 0 }
-    transfer.receivedHeader(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    // Anything but `length` fails the transfer (CURLE_WRITE_ERROR), which reports the reader's error.
+    return transfer.receivedHeader(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
 private let curlWriteCallback: jz_data_callback = { data, size, count, context in

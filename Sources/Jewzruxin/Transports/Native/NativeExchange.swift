@@ -222,16 +222,30 @@ final class NativeExchange: HTTPTransfer {
             measured.endpoints = current.endpoints
             do {
                 let answerDeadline: MonotonicTime?
-                if let sent = early.take() {
-                    measured.requestStart = sent.sentAt.nanoseconds
-                    try finishSending(sent, on: current, timeout: timeout, waker: waker, measured: &measured)
-                    answerDeadline = sent.answerDeadline
-                } else {
-                    let head = try encoded ?? encodeHead()
-                    encoded = head
-                    measured.requestStart = MonotonicTime.now.nanoseconds
-                    try send(head, on: current, timeout: timeout, waker: waker, measured: &measured)
-                    answerDeadline = nil
+                do {
+                    if let sent = early.take() {
+                        measured.requestStart = sent.sentAt.nanoseconds
+                        try finishSending(sent, on: current, timeout: timeout, waker: waker, measured: &measured)
+                        answerDeadline = sent.answerDeadline
+                    } else {
+                        let head = try encoded ?? encodeHead()
+                        encoded = head
+                        measured.requestStart = MonotonicTime.now.nanoseconds
+                        try send(head, on: current, timeout: timeout, waker: waker, measured: &measured)
+                        answerDeadline = nil
+                    }
+                } catch let failure where Self.isLostConnection(failure) {
+                    // The server may have answered before it closed (a 413 to a large upload, sent
+                    // while the body was still going): a whole response read after the failed send
+                    // is the outcome, as on the other transports. The connection is done with.
+                    defer {
+                        current.close()
+                        connection = nil
+                    }
+                    guard (try? receive(on: current, timeout: timeout, firstDeadline: nil, waker: waker, measured: &measured)) != nil else {
+                        throw failure
+                    }
+                    return
                 }
                 let reusable = try receive(on: current, timeout: timeout, firstDeadline: answerDeadline, waker: waker, measured: &measured)
                 if reusable {
@@ -257,6 +271,12 @@ final class NativeExchange: HTTPTransfer {
     /// A failure before any byte of the response arrived on a connection.
     private struct StaleConnection: Error {
         let error: URLError
+    }
+
+    /// Whether a send failed because the connection was closed or reset (not cancelled, not timed out).
+    private static func isLostConnection(_ error: any Error) -> Bool {
+        if error is StaleConnection { return true }
+        return (error as? URLError)?.code == .networkConnectionLost
     }
 
     // MARK: Sending
@@ -451,7 +471,9 @@ final class NativeExchange: HTTPTransfer {
     private func receive(
         on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker, measured: inout AttemptMeasurements
     ) throws -> Bool {
-        var decoder = ResponseDecoder(isHeadRequest: request.method == .head, headerLimit: settings.maximumResponseHeaderSize)
+        var decoder = ResponseDecoder(
+            isHeadRequest: request.method == .head, upgradeRequested: ResponseRules.asksForUpgrade(request.core),
+            headerLimit: settings.maximumResponseHeaderSize)
         defer { measured.responseHeaderBytes = decoder.headBytes }
         let socket = connection.socket
         let scratch = connection.scratch
@@ -509,9 +531,7 @@ final class NativeExchange: HTTPTransfer {
     }
 
     private func badResponse(_ error: ResponseDecodingError) -> URLError {
-        URLError(.badServerResponse, userInfo: [
-            NSLocalizedDescriptionKey: error.description, NSURLErrorFailingURLErrorKey: request.url as Any,
-        ])
+        error.urlError(for: request.url)
     }
 
     private func response(for head: ResponseHead) throws -> HTTPResponseHead {

@@ -85,47 +85,19 @@ struct ResponseHead: Sendable, Equatable {
     }
 }
 
-/// Why a response could not be read.
-enum ResponseDecodingError: Error, Equatable, CustomStringConvertible {
-    case badStatusLine
-    case badHeaderField
-    case headerTooLarge(limit: Int)
-    case badContentLength
-    case badChunk
-    case bodyTruncated
-    case unexpectedEnd
-
-    var description: String {
-        switch self {
-        case .badStatusLine: return "The response's status line is malformed."
-        case .badHeaderField: return "A response header field is malformed."
-        case .headerTooLarge(let limit): return "The response's header section is larger than \(limit) bytes."
-        case .badContentLength: return "The response's Content-Length is invalid or contradicts itself."
-        case .badChunk: return "The response's chunked body is malformed."
-        case .bodyTruncated: return "The connection closed before the end of the response body."
-        case .unexpectedEnd: return "The connection closed before a complete response arrived."
-        }
-    }
-}
-
 /// Reads one HTTP/1.1 response at a time out of a ``ReadBuffer``, as bytes arrive (RFC 9112).
 ///
-/// Interim (1xx) responses are skipped. The body is delimited by `Transfer-Encoding: chunked`
-/// (trailers read and dropped), `Content-Length`, or the end of the connection; a response to
-/// HEAD, a 204 and a 304 have none.
+/// Interim (1xx) responses are skipped, their bytes counted against the head limit with the final
+/// head's. The body is delimited by `Transfer-Encoding: chunked` (trailers read and dropped),
+/// `Content-Length`, or the end of the connection; a response to HEAD, a 204, a 304 and an
+/// asked-for 101 have none. The head and the framing follow ``ResponseRules``, the rules every
+/// transport applies.
 struct ResponseDecoder {
     enum Event: Equatable {
         case head(ResponseHead)
         case body(Data)
         /// The response is complete; `reusable` tells whether the connection may carry another.
         case end(reusable: Bool)
-    }
-
-    private enum Framing: Equatable {
-        case none
-        case length(Int64)
-        case chunked
-        case untilClose
     }
 
     private enum State: Equatable {
@@ -145,14 +117,18 @@ struct ResponseDecoder {
     let headerLimit: Int
     /// Whether the request was a HEAD (its response has no body whatever its headers say).
     let isHeadRequest: Bool
+    /// Whether the request asked to switch protocols: a 101 is then its response; otherwise a 101
+    /// is refused.
+    let upgradeRequested: Bool
 
     private var state = State.head
     private var keepAlive = true
     private var scanOffset = 0
     private var headLines: [Range<Int>] = []
 
-    init(isHeadRequest: Bool, headerLimit: Int = 65_536) {
+    init(isHeadRequest: Bool, upgradeRequested: Bool = false, headerLimit: Int = ResponseRules.defaultHeadLimit) {
         self.isHeadRequest = isHeadRequest
+        self.upgradeRequested = upgradeRequested
         self.headerLimit = headerLimit
         // Room for a typical head, so it isn't grown line by line.
         headLines.reserveCapacity(16)
@@ -250,10 +226,13 @@ struct ResponseDecoder {
 
     private mutating func readHead(_ buffer: inout ReadBuffer) throws(ResponseDecodingError) -> ResponseHead? {
         // Lines found so far are remembered (as offsets into the unconsumed bytes, which don't move
-        // until the head is consumed), so a head arriving a byte at a time is scanned once.
+        // until the head is consumed), so a head arriving a byte at a time is scanned once. The
+        // limit holds for all the heads of the response together: interim ones are consumed as
+        // they end, and their bytes (`headBytes`) leave less room for the rest.
         while true {
-            guard let end = buffer.lineEnd(from: scanOffset, limit: headerLimit) else {
-                if buffer.count >= headerLimit { throw .headerTooLarge(limit: headerLimit) }
+            let room = headerLimit - headBytes
+            guard let end = buffer.lineEnd(from: scanOffset, limit: room) else {
+                if buffer.count >= room { throw .headerTooLarge(limit: headerLimit) }
                 return nil
             }
             let line = scanOffset..<end
@@ -262,13 +241,9 @@ struct ResponseDecoder {
                 headLines.append(line)
                 continue
             }
-            if headLines.isEmpty {
-                // Tolerate empty lines before the status line (RFC 9112 §2.2).
-                buffer.skip(end)
-                headBytes += end
-                scanOffset = 0
-                continue
-            }
+            // A response begins with its status line: an empty line first is not one (libcurl
+            // takes it for HTTP/0.9, which it refuses too).
+            guard !headLines.isEmpty else { throw .badStatusLine }
             let head = try Self.parseHead(headLines.map { buffer.slice($0) })
             buffer.skip(end)
             headBytes += end
@@ -285,92 +260,16 @@ struct ResponseDecoder {
     }
 
     private mutating func frame(_ head: ResponseHead) throws(ResponseDecodingError) {
-        // One pass over the fields for the three that decide the framing.
-        var connection: [String] = []
-        var transferEncoding: [String] = []
-        var contentLength: [String] = []
-        for (name, value) in head.fields {
-            if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Content-Length") {
-                contentLength.append(value)
-            } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Transfer-Encoding") {
-                transferEncoding.append(value)
-            } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Connection") {
-                connection.append(value)
-            }
-        }
-        let connectionTokens = Self.listItems(connection)
-        if connectionTokens.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "close".utf8) }) {
-            keepAlive = false
-        } else if head.major == 1 && head.minor == 0 {
-            keepAlive = connectionTokens.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "keep-alive".utf8) }
-        }
-        let framing: Framing
-        if isHeadRequest || head.status == 204 || head.status == 304 || head.status == 101 {
-            framing = .none
-            if head.status == 101 { keepAlive = false }
-        } else if !transferEncoding.isEmpty {
-            if let last = Self.listItems(transferEncoding).last, HTTPHeaderSyntax.equalIgnoringASCIICase(last, "chunked".utf8) {
-                framing = .chunked
-            } else {
-                framing = .untilClose
-            }
-            // Both framings at once may be an attempt at smuggling: don't trust the connection again.
-            if !contentLength.isEmpty { keepAlive = false }
-        } else if let length = try Self.contentLength(contentLength) {
-            framing = .length(length)
-        } else {
-            framing = .untilClose
-        }
+        let (framing, keepAlive) = try ResponseRules.framing(
+            status: head.status, http10: head.major == 1 && head.minor == 0, fields: head.fields, isHeadRequest: isHeadRequest,
+            upgradeRequested: upgradeRequested)
+        self.keepAlive = keepAlive
         switch framing {
         case .none, .length(0): state = .done
         case .length(let length): state = .fixed(remaining: length)
         case .chunked: state = .chunkSize
-        case .untilClose:
-            keepAlive = false
-            state = .untilClose
+        case .untilClose: state = .untilClose
         }
-    }
-
-    /// The items of comma-separated list fields, trimmed, empty ones left out.
-    private static func listItems(_ values: [String]) -> [Substring.UTF8View] {
-        values.flatMap { value in
-            value.utf8.split(separator: UInt8(ascii: ",")).map { Substring(HTTPHeaderSyntax.trimmed($0)).utf8 }.filter { !$0.isEmpty }
-        }
-    }
-
-    /// The length the `Content-Length` values give; they may repeat it (also within one field,
-    /// comma-separated), but not contradict it.
-    private static func contentLength(_ fieldValues: [String]) throws(ResponseDecodingError) -> Int64? {
-        var length: Int64?
-        for field in fieldValues {
-            let consistent = field.withUTF8Bytes { bytes -> Bool in
-                var itemStart = 0
-                for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ",") {
-                    guard let parsed = decimal(HTTPHeaderSyntax.trimmed(bytes[itemStart..<index])), length == nil || length == parsed else {
-                        return false
-                    }
-                    length = parsed
-                    itemStart = index + 1
-                }
-                return true
-            }
-            guard consistent else { throw .badContentLength }
-        }
-        return length
-    }
-
-    /// The value of a run of decimal digits: `nil` unless there is at least one, and no more than an
-    /// `Int64` holds.
-    private static func decimal(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
-        guard !digits.isEmpty else { return nil }
-        var parsed: Int64 = 0
-        for digit in digits {
-            guard isDigit(digit) else { return nil }
-            let (shifted, overflow) = parsed.multipliedReportingOverflow(by: 10)
-            guard !overflow, shifted <= Int64.max - Int64(digit - 0x30) else { return nil }
-            parsed = shifted + Int64(digit - 0x30)
-        }
-        return parsed
     }
 
     private static func parseHead(_ lines: [ArraySlice<UInt8>]) throws(ResponseDecodingError) -> ResponseHead {
@@ -379,17 +278,19 @@ struct ResponseDecoder {
         head.fields.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
             let line = trimmed(line)
-            guard let first = line.first, first != 0x20, first != 0x09 else {
-                // Obsolete line folding is refused (RFC 9112 §5.2 allows it).
-                throw .badHeaderField
+            if let first = line.first, HTTPHeaderSyntax.isSpace(first) {
+                // Obsolete line folding: a user agent replaces it with a space (RFC 9112 §5.2); a
+                // fold with no field before it is an error.
+                guard let last = head.fields.indices.last, ResponseRules.isValidValue(line) else { throw .badHeaderField }
+                let more = HTTPHeaderSyntax.trimmed(line)
+                if !more.isEmpty {
+                    let rest = String(decoding: more, as: UTF8.self)
+                    head.fields[last].value = head.fields[last].value.isEmpty ? rest : head.fields[last].value + " " + rest
+                }
+                continue
             }
-            guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { throw .badHeaderField }
-            let name = line[line.startIndex..<colon]
-            guard name.allSatisfy(HTTPHeaderSyntax.isTokenByte) else { throw .badHeaderField }
-            let rawValue = line[(colon + 1)...]
-            guard rawValue.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badHeaderField }
-            let value = String(decoding: HTTPHeaderSyntax.trimmed(rawValue), as: UTF8.self)
-            head.fields.append((String(decoding: name, as: UTF8.self), value))
+            let (name, value) = try ResponseRules.field(line)
+            head.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
         return head
     }
@@ -410,7 +311,7 @@ struct ResponseDecoder {
         let status = Int(at(9) - 0x30) * 100 + Int(at(10) - 0x30) * 10 + Int(at(11) - 0x30)
         guard status >= 100 else { throw .badStatusLine }
         let reasonBytes = line.count > 13 ? line[(start + 13)...] : []
-        guard reasonBytes.allSatisfy({ $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }) else { throw .badStatusLine }
+        guard ResponseRules.isValidValue(reasonBytes) else { throw .badStatusLine }
         return ResponseHead(major: major, minor: minor, status: status, reason: String(decoding: reasonBytes, as: UTF8.self), fields: [])
     }
 

@@ -5,12 +5,47 @@ import FoundationNetworking
 
 // How FoundationNetworking reports a server certificate it could not verify, and how this transport
 // reports it instead: a libcurl message behind code -1, turned into `serverCertificateUntrusted`.
+// Likewise a response libcurl refused (a NUL in a field, a bad chunk size), reported as the other
+// transports report it; and the rules of ``ResponseRules`` applied to the head it let through.
 extension URLSessionTransport {
     /// `error` as this transport reports it to the engine: a certificate failure as
-    /// `URLError(.serverCertificateUntrusted)`, anything else unchanged.
+    /// `URLError(.serverCertificateUntrusted)`, a response libcurl refused as the other transports
+    /// report it (``ResponseDecodingError``), anything else unchanged.
     static func reportedError(_ error: any Error) -> any Error {
         guard let urlError = URLError(bridging: error) else { return error }
-        return untrustedCertificateError(urlError) ?? error
+        return untrustedCertificateError(urlError) ?? refusedResponseError(urlError) ?? error
+    }
+
+    /// `error` as ``ResponseDecodingError`` words it, when libcurl's message behind it says it
+    /// refused the response; `nil` for anything else.
+    static func refusedResponseError(_ error: URLError) -> URLError? {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let messages = [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
+        guard let fault = messages.compactMap({ $0 }).lazy.compactMap(ResponseRules.fault(fromLibcurlMessage:)).first else { return nil }
+        return fault.urlError(for: error.failingURL)
+    }
+
+    /// What breaks ``ResponseRules`` in the head FoundationNetworking parsed, if anything: a field
+    /// name or value, the framing, a 101 not asked for. (What libcurl's parser let through and
+    /// FoundationNetworking joined: repeated fields arrive as one, their values joined by commas,
+    /// which the rules read as they read one field.)
+    static func fault(in response: HTTPURLResponse, for request: URLRequest) -> ResponseDecodingError? {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(response.allHeaderFields.count)
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String, let value = value as? String else { return .badHeaderField }
+            fields.append((name, value))
+        }
+        do {
+            for field in fields { try ResponseRules.check(name: field.name, value: field.value) }
+            _ = try ResponseRules.framing(
+                status: response.statusCode, http10: false, fields: fields,
+                isHeadRequest: HTTPHeaderSyntax.equalIgnoringASCIICase(request.httpMethod ?? "GET", "HEAD"),
+                upgradeRequested: ResponseRules.asksForUpgrade(request))
+        } catch {
+            return error
+        }
+        return nil
     }
 
     /// The beginnings of libcurl's messages for a server certificate it could not verify (OpenSSL

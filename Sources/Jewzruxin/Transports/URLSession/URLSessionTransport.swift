@@ -183,6 +183,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
         /// response and its body have already arrived and are the outcome.
         var declinedChallenge = false
+        /// Why the response was refused (its head breaks ``ResponseRules``): the task was cancelled,
+        /// and this is its outcome.
+        var rejection: URLError?
     }
 
     private let entries = Locked([Int: Entry]())
@@ -211,6 +214,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        if let http = response as? HTTPURLResponse, let request = dataTask.originalRequest,
+           let fault = URLSessionTransport.fault(in: http, for: request) {
+            // Never handed on: the task is cancelled, and ends with the reason.
+            _ = events(for: dataTask) { $0.rejection = fault.urlError(for: http.url ?? request.url) }
+            completionHandler(.cancel)
+            return
+        }
         if let http = response as? HTTPURLResponse, let events = events(for: dataTask, update: { $0.receivedResponse = true }) {
             // Stored before the engine hears of the response: a redirect it follows sends them.
             // FoundationNetworking joins the field lines with ", ", which the jar splits again.
@@ -228,6 +238,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let rejection = entry.rejection {
+            entry.events.didComplete(error: rejection)
+            return
+        }
         var error = error
         if entry.declinedChallenge, entry.receivedResponse, HTTPCycle.isCancellation(error) {
             error = nil
