@@ -161,7 +161,10 @@ func checkUntrustedCertificate(_ error: (any Error)?, url: URL, sourceLocation: 
     #expect(urlError.localizedDescription.contains("TLS certificate is not trusted"), sourceLocation: sourceLocation)
     #expect(urlError.localizedDescription.contains("self-signed certificate"), "curl's message is kept", sourceLocation: sourceLocation)
     #expect(urlError.failingURL == url, sourceLocation: sourceLocation)
-    if TransportUnderTest.current == .curl {
+    // A native session's https goes to curl where curl is the default transport.
+    let servedByCurl = TransportUnderTest.current == .curl
+        || (TransportUnderTest.current == .native && HTTPSession.defaultTransport.name == "curl")
+    if servedByCurl {
         #expect(urlError.userInfo["CURLcode"] as? Int == 60, "libcurl's result code is kept", sourceLocation: sourceLocation)
     } else {
         let underlying = urlError.userInfo[NSUnderlyingErrorKey] as? NSError
