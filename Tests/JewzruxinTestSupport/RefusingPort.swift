@@ -19,16 +19,23 @@ public final class RefusingPort: @unchecked Sendable {
 
     /// Binds the socket. Throws `RefusingPortError` when the system refuses.
     public init() throws {
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw RefusingPortError(call: "socket", code: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        (descriptor, port) = try LoopbackSocket.bound()
+    }
+
+    deinit { close(descriptor) }
+
+    /// `http://127.0.0.1:<port><path>` (or another scheme).
+    public func url(_ path: String = "/", scheme: String = "http") -> String {
+        "\(scheme)://127.0.0.1:\(port)\(path)"
+    }
+}
+
+/// A TCP socket of IPv4's loopback, for the ports of the tests.
+enum LoopbackSocket {
+    /// A new socket bound to `127.0.0.1` on a port the system picks, and that port.
+    static func bound() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = try make()
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
@@ -40,15 +47,29 @@ public final class RefusingPort: @unchecked Sendable {
             close(descriptor)
             throw RefusingPortError(call: "bind", code: code)
         }
-        self.descriptor = descriptor
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    deinit { close(descriptor) }
+    /// A new TCP socket.
+    static func make() throws -> Int32 {
+        #if canImport(Darwin)
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #elseif canImport(Musl)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM), 0)
+        #else
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard descriptor >= 0 else { throw RefusingPortError(call: "socket", code: errno) }
+        return descriptor
+    }
 
-    /// `http://127.0.0.1:<port><path>` (or another scheme).
-    public func url(_ path: String = "/", scheme: String = "http") -> String {
-        "\(scheme)://127.0.0.1:\(port)\(path)"
+    /// `127.0.0.1:port`.
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
     }
 }
 

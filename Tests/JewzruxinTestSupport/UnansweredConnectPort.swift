@@ -20,35 +20,24 @@ public final class UnansweredConnectPort: @unchecked Sendable {
 
     /// Listens and fills the backlog. Throws `RefusingPortError` when the system refuses.
     public init() throws {
-        let listener = try Self.socket()
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(listener, socketAddress, length) == 0 && getsockname(listener, socketAddress, &length) == 0
-                    && listen(listener, 0) == 0
-            }
-        }
-        guard listening else {
+        let (listener, port) = try LoopbackSocket.bound()
+        guard listen(listener, 0) == 0 else {
             let code = errno
             close(listener)
             throw RefusingPortError(call: "listen", code: code)
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
         let filler: Int32
         do {
-            filler = try Self.socket()
+            filler = try LoopbackSocket.make()
         } catch {
             close(listener)
             throw error
         }
-        self.filler = filler
+        var address = LoopbackSocket.loopback(port: port)
         let connected = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         guard connected else {
             let code = errno
@@ -56,6 +45,7 @@ public final class UnansweredConnectPort: @unchecked Sendable {
             close(listener)
             throw RefusingPortError(call: "connect", code: code)
         }
+        (self.listener, self.filler, self.port) = (listener, filler, port)
     }
 
     deinit {
@@ -65,16 +55,4 @@ public final class UnansweredConnectPort: @unchecked Sendable {
 
     /// `http://127.0.0.1:<port><path>`.
     public func url(_ path: String = "/") -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    private static func socket() throws -> Int32 {
-        #if canImport(Darwin)
-        let descriptor = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #elseif canImport(Musl)
-        let descriptor = Musl.socket(AF_INET, Int32(SOCK_STREAM), 0)
-        #else
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw RefusingPortError(call: "socket", code: errno) }
-        return descriptor
-    }
 }
