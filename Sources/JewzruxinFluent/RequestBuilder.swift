@@ -17,6 +17,7 @@ enum RequestBuilder {
         var body: Data?
         var cachePolicy: URLRequest.CachePolicy?
         var timeout: TimeInterval?
+        var retryable = false
 
         init(_ options: [ServiceTask.Option]) {
             for option in options {
@@ -26,6 +27,7 @@ enum RequestBuilder {
                 case .body(let data): body = data
                 case .cachePolicy(let policy): cachePolicy = policy
                 case .timeout(let interval): timeout = interval
+                case .retryable: retryable = true
                 }
             }
         }

@@ -32,5 +32,10 @@ extension ServiceTask {
         case cachePolicy(URLRequest.CachePolicy)
         /// The `URLRequest` timeout: the longest wait for data, in seconds.
         case timeout(TimeInterval)
+        /// This request may be sent again after a failure that may have reached the server, whatever
+        /// its method: for a `POST` the server recognises when it comes twice (an idempotency key in
+        /// its body, say). Without it a `POST` or `PATCH` is resent only with an `Idempotency-Key`
+        /// header, or when it never left (see `RetryPolicy`).
+        case retryable
     }
 }

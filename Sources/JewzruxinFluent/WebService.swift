@@ -128,6 +128,9 @@ public struct WebService: Sendable {
         }
         let cycle = makeCycle(url, method)
         cycle.request = request
+        if RequestBuilder.Settings(options).retryable {
+            cycle.retryableMethods = session.retryStrategy.retryableMethods.union([method])
+        }
         prepare(cycle)
         return ServiceTask(cycle: cycle)
     }

@@ -323,3 +323,38 @@ struct ValidationTests {
         }
     }
 }
+
+/// A fluent POST is never resent by the retry policy unless the request says it may be.
+@Suite("Fluent retries of a POST", .onEveryTransport)
+struct FluentRetrySafetyTests {
+    /// A session that retries as by default, without the waits.
+    private func retryingService(_ sandbox: Sandbox) -> WebService {
+        let session = makeSession()
+        session.retryPolicy = RetryPolicy(retryDelay: 0)
+        return makeService(sandbox, session: session)
+    }
+
+    @Test("a POST answered 503 is sent once, and the error says why")
+    func postSentOnce() async throws {
+        try await withSandbox { sandbox in
+            do {
+                _ = try await retryingService(sandbox).POST("/flaky/?key=fp&fail=3", parameters: ["order": 1]).response()
+                Issue.record("a 503 succeeded")
+            } catch let error as HTTPError {
+                #expect(error.statusCode == 503)
+                #expect(error.retrySummary?.reason.contains("POST is not idempotent") == true)
+            }
+            #expect(sandbox.requestCount(forFlakyKey: "fp") == 1)
+        }
+    }
+
+    @Test("with .retryable, the POST is resent")
+    func retryableOption() async throws {
+        try await withSandbox { sandbox in
+            let response = try await retryingService(sandbox)
+                .POST("/flaky/?key=fr&fail=2", parameters: ["order": 1], options: [.retryable]).response()
+            #expect(response.statusCode == 200)
+            #expect(sandbox.requestCount(forFlakyKey: "fr") == 3)
+        }
+    }
+}
