@@ -64,7 +64,19 @@ public struct HTTPResponse: Sendable {
     /// halfway, what it obtained before (the raw bytes for JSON).
     public var content: (any Sendable)?
     /// Why the run that got this failed response stopped retrying (see ``HTTPError/retrySummary``).
-    public internal(set) var retrySummary: HTTPRetrySummary?
+    public internal(set) var retrySummary: HTTPRetrySummary? {
+        get { retried?.summary }
+        set { retried = newValue.map(Retried.init) }
+    }
+
+    /// ``retrySummary`` behind one reference, as ``metrics`` are: a failed run's only, and a
+    /// response is copied several times on its way to the handlers.
+    private var retried: Retried?
+
+    private final class Retried: Sendable {
+        let summary: HTTPRetrySummary
+        init(_ summary: HTTPRetrySummary) { self.summary = summary }
+    }
     /// An encoding that overrides the one found from the headers and the body when reading ``text``.
     public var textReadEncoding: String.Encoding?
     /// How the attempt that got this response went on the wire, when its transport measures it
@@ -92,7 +104,7 @@ public struct HTTPResponse: Sendable {
         object = other.object
         content = other.content
         measured = other.measured
-        retrySummary = other.retrySummary
+        retried = other.retried
     }
 
     /// Creates an empty response, or one from a Foundation response and body.
