@@ -8,7 +8,7 @@
 #   max-execs  execution limit per target (default: none); a target stops at whichever
 #              limit comes first. The long run: Fuzz/fuzz.sh all 600 10000000
 #
-# The library is compiled straight from Sources/ (the C shim CJewzruxinCurl with clang, then
+# The library is compiled straight from Sources/ (the C shims CJewzruxinCurl and CJewzruxinPublicSuffix with clang, then
 # JewzruxinPrimitives, JewzruxinAuth and Jewzruxin with
 # -enable-testing so the targets reach `internal` API through `@testable import`), with
 # -sanitize=fuzzer,address, into Fuzz/.build/ (ignored by git; rebuilt when a source changes).
@@ -52,12 +52,12 @@ build_module() {
     echo "fuzz.sh: compiling $name" >&2
     local sources=()
     while IFS= read -r -d '' f; do sources+=("$f"); done < <(find "$dir" -name '*.swift' -print0 | sort -z)
-    "$SWIFTC" "${FLAGS[@]}" -enable-testing -wmo -module-name "$name" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" \
+    "$SWIFTC" "${FLAGS[@]}" -enable-testing -wmo -module-name "$name" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" -I "$OUT/lib/CJewzruxinPublicSuffix" \
         -emit-module -emit-module-path "$OUT/lib/$name.swiftmodule" -c "${sources[@]}" -o "$obj.tmp" \
         && mv "$obj.tmp" "$obj"
 }
 
-# The libcurl shim, a C module: its object, and a module map for swiftc to import it by.
+# A C module (the libcurl shim, the libpsl shim): its object, and a module map for swiftc to import it by.
 build_c_module() {
     local name="$1" dir="$2" obj="$OUT/lib/$1.o"
     mkdir -p "$OUT/lib/$name"
@@ -77,6 +77,7 @@ build_c_module() {
 }
 
 build_c_module CJewzruxinCurl "$ROOT/Sources/CJewzruxinCurl" || { echo "fuzz.sh: building CJewzruxinCurl failed" >&2; exit 1; }
+build_c_module CJewzruxinPublicSuffix "$ROOT/Sources/CJewzruxinPublicSuffix" || { echo "fuzz.sh: building CJewzruxinPublicSuffix failed" >&2; exit 1; }
 build_module JewzruxinPrimitives "$ROOT/Sources/JewzruxinPrimitives" || { echo "fuzz.sh: building JewzruxinPrimitives failed" >&2; exit 1; }
 build_module JewzruxinAuth "$ROOT/Sources/JewzruxinAuth" || { echo "fuzz.sh: building JewzruxinAuth failed" >&2; exit 1; }
 build_module Jewzruxin "$ROOT/Sources/Jewzruxin" || { echo "fuzz.sh: building Jewzruxin failed" >&2; exit 1; }
@@ -86,8 +87,9 @@ for t in "${targets[@]}"; do
     bin="$OUT/bin/fuzz-$t"
     if [[ ! -x "$bin" || "$FUZZ/targets/$t.swift" -nt "$bin" || "$OUT/lib/Jewzruxin.o" -nt "$bin" ]]; then
         echo "fuzz.sh: linking fuzz-$t" >&2
-        if ! "$SWIFTC" "${FLAGS[@]}" -module-name "fuzz_$t" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" "$FUZZ/targets/$t.swift" \
-            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" "$OUT/lib/JewzruxinPrimitives.o" "$OUT/lib/CJewzruxinCurl.o" -ldl -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
+        if ! "$SWIFTC" "${FLAGS[@]}" -module-name "fuzz_$t" -I "$OUT/lib" -I "$OUT/lib/CJewzruxinCurl" -I "$OUT/lib/CJewzruxinPublicSuffix" "$FUZZ/targets/$t.swift" \
+            "$OUT/lib/Jewzruxin.o" "$OUT/lib/JewzruxinAuth.o" "$OUT/lib/JewzruxinPrimitives.o" "$OUT/lib/CJewzruxinCurl.o" \
+            "$OUT/lib/CJewzruxinPublicSuffix.o" -ldl -lpthread -o "$bin" >"$OUT/logs/link-$t.log" 2>&1; then
             # (gold's "Cannot export local symbol '__asan_…'" warnings are harmless; they stay in the log.)
             grep -v "Cannot export local symbol" "$OUT/logs/link-$t.log" >&2
             echo "fuzz $t: build failed"; status=1; continue
