@@ -140,7 +140,9 @@ struct RetrySafetyTests {
             #expect(error.isTimeout)
             #expect(error.retrySummary?.reason.contains("POST is not idempotent") == true)
             #expect(error.description.contains("gave up after 1 attempt"))
-            // Sent once, not four times.
+            // Sent once, not four times: a resend would have come, and been recorded by the server,
+            // before the run could end.
+            #expect(result.cycle.retriedCount == 0)
             #expect(server.requestHeads.count == 1)
             #expect(server.connectionCount == 1)
         }
@@ -149,11 +151,13 @@ struct RetrySafetyTests {
     @Test("a GET whose answer never comes is resent as the seed says, and the last error counts the attempts")
     func getTimedOutIsResent() async throws {
         try await ScriptedServer.withServer([[.readRequest, .waitForClientClose]]) { server in
-            let session = makeRetrySession(count: 2) { $0.timeoutIntervalForRequest = 0.3 }
+            let session = makeRetrySession(count: 2) { $0.timeoutIntervalForRequest = 0.5 }
             let result = try await send(.get, server.baseURL.absoluteString + "/slow", session: session)
             let error = try #require(result.error as? HTTPError)
             #expect(error.isTimeout)
-            #expect(server.requestHeads.count == 3)
+            // Counted by the client: the server may record the last request after the client gave
+            // up on it, on a loaded machine.
+            #expect(result.cycle.retriedCount == 2)
             #expect(error.retrySummary == HTTPRetrySummary(attempts: 3, reason: "the retry limit of 2 was reached"))
             #expect(error.description.contains("gave up after 3 attempts: the retry limit of 2 was reached"))
         }
