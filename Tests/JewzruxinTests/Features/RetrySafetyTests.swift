@@ -140,11 +140,11 @@ struct RetrySafetyTests {
             #expect(error.isTimeout)
             #expect(error.retrySummary?.reason.contains("POST is not idempotent") == true)
             #expect(error.description.contains("gave up after 1 attempt"))
-            // Sent once, not four times: a resend would have come, and been recorded by the server,
-            // before the run could end.
+            // Sent once, not four times. (The server may not have read it yet on a loaded machine:
+            // the engine's count is the one that can't race.)
             #expect(result.cycle.retriedCount == 0)
-            #expect(server.requestHeads.count == 1)
-            #expect(server.connectionCount == 1)
+            #expect(server.requestHeads.count <= 1)
+            #expect(server.connectionCount <= 1)
         }
     }
 
