@@ -116,7 +116,7 @@ public struct HTTPAttemptFailure: Sendable {
     ///   - solicited: Whether the cycle is solicited.
     ///   - elapsed: How long the run has taken, in seconds.
     ///   - requestMayHaveBeenSent: `false` when the attempt failed before anything was sent; by
-    ///     default, what the error says (``HTTPError/requestWasNotSent``).
+    ///     default, what the error says (``HTTPError/requestWasNotSent(_:)``).
     ///   - retryableMethods: The cycle's own retryable methods, if it has any.
     public init(
         request: HTTPRequest, response: HTTPResponse?, error: any Error, retriedCount: Int, solicited: Bool = false,
