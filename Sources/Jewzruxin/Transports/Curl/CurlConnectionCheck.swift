@@ -31,11 +31,13 @@ enum CurlConnectionCheck {
     static func consumedBytes(of socket: Int32) -> UInt64? {
         #if os(Linux)
         // struct tcp_info (linux/tcp.h): tcpi_bytes_received, a u64 at offset 128 (Linux 4.1).
-        var info = [UInt8](repeating: 0, count: 256)
-        var length = socklen_t(info.count)
-        let result = info.withUnsafeMutableBytes { getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, $0.baseAddress, &length) }
-        guard result == 0, length >= 136, let waiting = pendingBytes(of: socket) else { return nil }
-        let received = info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128, as: UInt64.self) }
+        // On the stack: this runs once per transfer.
+        let received = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { info -> UInt64? in
+            var length = socklen_t(info.count)
+            guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, info.baseAddress, &length) == 0, length >= 136 else { return nil }
+            return UnsafeRawBufferPointer(info).loadUnaligned(fromByteOffset: 128, as: UInt64.self)
+        }
+        guard let received, let waiting = pendingBytes(of: socket) else { return nil }
         return received >= UInt64(waiting) ? received - UInt64(waiting) : nil
         #else
         return nil
