@@ -218,7 +218,9 @@ struct HostileServerTests {
             // The error shows the deadline did not end it. URLSession's completion comes through
             // FoundationNetworking's busy queues, seconds late on a loaded machine: no bound there.
             if TransportUnderTest.current != .urlSession {
-                #expect(elapsed < .seconds(3), "\(name) on \(TransportUnderTest.current): took \(elapsed)")
+                // Milliseconds alone; a loaded suite can delay a task's resumption by seconds, and the
+            // error check above already tells the limit from the deadline.
+            #expect(elapsed < .seconds(6), "\(name) on \(TransportUnderTest.current): took \(elapsed)")
             }
             await session.drain()
         }
@@ -265,7 +267,9 @@ struct HostileServerTests {
             let elapsed = ContinuousClock.now - started
             #expect(second.error == nil, "\(label): \(String(describing: second.error))")
             #expect(second.response.text == "second", "\(label): the next request got \(String(describing: second.response.text))")
-            #expect(elapsed < .seconds(2), "\(label): the next request took \(elapsed)")
+            // A reused connection would give "smuggled" or wait for the 3 s timeout: the checks above
+            // tell those; this one only that nothing waited for a timeout.
+            #expect(elapsed < .seconds(3), "\(label): the next request took \(elapsed)")
             #expect(server.connectionCount == 2, "\(label)")
             await session.drain()
         }
