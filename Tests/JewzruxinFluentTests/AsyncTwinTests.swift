@@ -163,10 +163,8 @@ struct AsyncTwinMainQueueTests {
     @Test("an awaited upload with a progress handler finishes while the main queue is blocked")
     func uploadWithProgress() async throws {
         try await withSandbox { sandbox in
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.urlCache = nil
             // The delegate queue is the main queue, as by default.
-            let session = HTTPSession(configuration: configuration, transport: TransportUnderTest.current.transport)
+            let session = TransportUnderTest.current.mainQueueSession()
             let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
             var form = MultipartFormData()
             form.append(Data(repeating: 1, count: 200_000), name: "blob", filename: "blob.bin")

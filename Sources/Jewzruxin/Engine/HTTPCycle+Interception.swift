@@ -102,14 +102,11 @@ extension HTTPCycle {
             if scheduleRetry(after: attempt, error: failure.error, delay: delay.isFinite && delay > 0 ? delay : 0) { return }
             finish(attempt: attempt, response: failure.response, error: failure.error)
         case .giveUp(let reason):
-            var error = failure.error
+            var (error, response) = (failure.error, failure.response)
             if failure.counters.retried > 0 || !HTTPSession.isPlainRefusal(reason) {
                 let summary = HTTPRetrySummary(attempts: failure.counters.retried + 1, reason: reason)
                 error = HTTPError.summarising(error, with: summary)
-            }
-            var response = failure.response
-            if case .statusCodeSeemsToHaveErred(let summarised)? = error as? HTTPError {
-                response.retrySummary = summarised.retrySummary
+                response.retrySummary = summary
             }
             finish(attempt: attempt, response: response, error: error)
         }

@@ -238,12 +238,11 @@ public final class HTTPCycle: Sendable {
     /// that has finished can be restarted too.
     public func restart() {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
-        let context = capturedContext(sessionIntercepts: intercepts)
         let (attempt, run, actions, replaced) = locked.withLock { s -> (Int, Int, StateMachine.Actions, [any HTTPEventMonitor]) in
             // The run a restart replaces ends for the monitors that heard it begin.
             let replaced = s.machine.isActive ? s.monitors : []
             let (attempt, actions) = s.machine.restart(activity: activity)
-            s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, context: context)
+            s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, sessionIntercepts: intercepts)
             return (attempt, s.machine.run, actions, replaced)
         }
         for monitor in replaced { monitor.cycle(self, didFinishWith: HTTPError.cancelled) }
@@ -253,12 +252,11 @@ public final class HTTPCycle: Sendable {
 
     func begin(_ completion: Completion) {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
-        let context = capturedContext(sessionIntercepts: intercepts)
         let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
             let action = s.machine.start(completion, activity: activity)
             if case .send = action {
                 s.isAwaited = completion.isAwaited
-                s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, context: context)
+                s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, sessionIntercepts: intercepts)
             }
             return (action, s.machine.run)
         }
@@ -269,13 +267,6 @@ public final class HTTPCycle: Sendable {
         case .rejectAlreadyRunning:
             deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
         }
-    }
-
-    /// The caller's task-local values, when a run beginning now will have interceptors to give them
-    /// to (its own, or the session's) and the caller runs in a task.
-    private func capturedContext(sessionIntercepts: Bool) -> TaskContext? {
-        let intercepts = locked.withLock { $0.settings.interceptors.map { !$0.isEmpty } } ?? sessionIntercepts
-        return intercepts ? TaskContext.capture() : nil
     }
 
     /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
@@ -298,9 +289,12 @@ extension HTTPCycle.Guarded {
     }
 
     /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`, its
-    /// events to `monitors`.
-    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor], context: TaskContext?) {
-        taskContext = context
+    /// events to `monitors`. Called on the thread that begins the run: when the run will have
+    /// interceptors (its own, or the session's when `sessionIntercepts`), the caller's task-local
+    /// values are kept for them (``TaskContext``).
+    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor], sessionIntercepts: Bool) {
+        let intercepts = settings.interceptors.map { !$0.isEmpty } ?? sessionIntercepts
+        taskContext = intercepts ? TaskContext.capture() : nil
         response = HTTPResponse()
         explicitlyCanceling = false
         runStart = .now

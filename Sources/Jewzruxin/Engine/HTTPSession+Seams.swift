@@ -54,11 +54,17 @@ extension HTTPRetryStrategy {
         guard shouldRetry(error: failure.error, retriedCount: failure.retriedCount, solicited: failure.solicited) else {
             return .giveUp(HTTPSession.notResent)
         }
+        return resendVerdict(for: failure)
+    }
+
+    /// The verdict once resending is wanted (by the strategy, or by a session's delegate): the
+    /// method rule, then the wait; `noDelay` says why when ``delay(beforeRetry:response:)`` gives none.
+    func resendVerdict(for failure: HTTPAttemptFailure, noDelay: String = HTTPSession.noDelay) -> HTTPRetryVerdict {
         if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? retryableMethods) {
             return .giveUp(unsafe)
         }
         guard let delay = delay(beforeRetry: failure.retriedCount + 1, response: failure.response) else {
-            return .giveUp(HTTPSession.noDelay)
+            return .giveUp(noDelay)
         }
         return .retry(after: delay)
     }

@@ -209,13 +209,7 @@ public final class HTTPSession: Sendable {
         let strategy = retryStrategy
         guard let delegate else { return strategy.verdict(for: failure) }
         guard delegate.session(self, shouldRetry: cycle, error: failure.error) else { return .giveUp(Self.declinedByDelegate) }
-        if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? strategy.retryableMethods) {
-            return .giveUp(unsafe)
-        }
-        guard let delay = strategy.delay(beforeRetry: failure.retriedCount + 1, response: failure.response) else {
-            return .giveUp(Self.noDelay)
-        }
-        return .retry(after: delay)
+        return strategy.resendVerdict(for: failure)
     }
 
     static let notResent = "the retry strategy does not resend this failure"

@@ -36,11 +36,10 @@ struct TransportSettings: Sendable {
         return own > 0 ? own : 60
     }
 
-    /// The longest wait for a connection for `request`: the configuration's connect timeout, never
-    /// longer than the request's idle timeout.
-    func connectTimeout(for request: URLRequest) -> TimeInterval {
-        let idle = timeout(for: request)
-        return connectTimeout > 0 ? min(connectTimeout, idle) : idle
+    /// The longest wait for a connection, for a request whose idle timeout is `idle`
+    /// (``timeout(for:)``): the configuration's connect timeout, never longer.
+    func connectTimeout(within idle: TimeInterval) -> TimeInterval {
+        connectTimeout > 0 ? min(connectTimeout, idle) : idle
     }
 }
 

@@ -65,35 +65,31 @@ public struct HTTPResponse: Sendable {
     public var content: (any Sendable)?
     /// Why the run that got this failed response stopped retrying (see ``HTTPError/retrySummary``).
     public internal(set) var retrySummary: HTTPRetrySummary? {
-        get { retried?.summary }
-        set { retried = newValue.map(Retried.init) }
+        get { retried?.value }
+        set { retried = newValue.map(Boxed.init) }
     }
 
-    /// ``retrySummary`` behind one reference, as ``metrics`` are: a failed run's only, and a
-    /// response is copied several times on its way to the handlers.
-    private var retried: Retried?
-
-    private final class Retried: Sendable {
-        let summary: HTTPRetrySummary
-        init(_ summary: HTTPRetrySummary) { self.summary = summary }
-    }
+    /// ``retrySummary`` behind one reference, as ``metrics`` are: a failed run's only.
+    private var retried: Boxed<HTTPRetrySummary>?
     /// An encoding that overrides the one found from the headers and the body when reading ``text``.
     public var textReadEncoding: String.Encoding?
     /// How the attempt that got this response went on the wire, when its transport measures it
     /// (the curl transport does).
     public var metrics: HTTPTransferMetrics? {
-        get { measured?.metrics }
-        set { measured = newValue.map(Measured.init) }
+        get { measured?.value }
+        set { measured = newValue.map(Boxed.init) }
     }
 
     /// ``metrics`` behind one reference: they take some 170 bytes, only some transports measure
     /// them, and a response is copied several times on its way to the handlers (the engine's
     /// lock, the fluent layer's chain), each copy moving every stored field.
-    private var measured: Measured?
+    private var measured: Boxed<HTTPTransferMetrics>?
 
-    private final class Measured: Sendable {
-        let metrics: HTTPTransferMetrics
-        init(_ metrics: HTTPTransferMetrics) { self.metrics = metrics }
+    /// A value kept behind one reference: what only some responses have, so that the others'
+    /// copies stay small.
+    private final class Boxed<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 
     /// Takes what a run ended with from `other` (head, body, object, content and metrics), keeping

@@ -35,11 +35,7 @@ final class TraceRecorder: HTTPInterceptor {
 @Suite("Async calls and their context", .onEveryTransport)
 struct AsyncContextTests {
     /// A session on the transport under test whose delegate queue is the main queue (the default).
-    private func mainQueueSession() -> HTTPSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        return HTTPSession(configuration: configuration, transport: TransportUnderTest.current.transport)
-    }
+    private func mainQueueSession() -> HTTPSession { TransportUnderTest.current.mainQueueSession() }
 
     @Test("an async download with a progress handler finishes while the main queue is blocked")
     func downloadWithoutMain() async throws {

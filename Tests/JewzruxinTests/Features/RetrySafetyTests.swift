@@ -246,11 +246,12 @@ struct ConnectTimeoutTests {
         configuration.timeoutIntervalForRequest = 4
         let settings = TransportSettings(configuration, maximumConnectionsPerHost: nil)
         var request = URLRequest(url: URL(string: "http://127.0.0.1/")!)
-        #expect(settings.connectTimeout(for: request) == 4)
+        #expect(settings.connectTimeout(within: settings.timeout(for: request)) == 4)
         request.timeoutInterval = 2
-        #expect(settings.connectTimeout(for: request) == 2)
+        #expect(settings.connectTimeout(within: settings.timeout(for: request)) == 2)
         configuration.timeoutIntervalForRequest = 60
-        #expect(TransportSettings(configuration, maximumConnectionsPerHost: nil).connectTimeout(for: URLRequest(url: request.url!)) == 10)
+        let defaults = TransportSettings(configuration, maximumConnectionsPerHost: nil)
+        #expect(defaults.connectTimeout(within: defaults.timeout(for: URLRequest(url: request.url!))) == 10)
     }
 }
 

@@ -130,16 +130,12 @@ public struct RetryPolicy: HTTPRetryStrategy, Hashable {
             }
             return .giveUp(HTTPSession.notResent)
         }
-        if let unsafe = failure.unsafeToResend(retryableMethods: failure.retryableMethods ?? retryableMethods) {
-            return .giveUp(unsafe)
-        }
-        guard let wait = delay(beforeRetry: retried + 1, response: failure.response) else {
-            return .giveUp("the server's Retry-After asks for a wait longer than \(Self.seconds(maximumRetryAfter))")
-        }
-        if !solicited, failure.elapsed + wait > retryTimeLimit {
+        let verdict = resendVerdict(
+            for: failure, noDelay: "the server's Retry-After asks for a wait longer than \(Self.seconds(maximumRetryAfter))")
+        if case .retry(let wait) = verdict, !solicited, failure.elapsed + wait > retryTimeLimit {
             return .giveUp("a retry would begin more than \(Self.seconds(retryTimeLimit)) after the first attempt (the retry time limit)")
         }
-        return .retry(after: wait)
+        return verdict
     }
 
     private static func seconds(_ value: TimeInterval) -> String {

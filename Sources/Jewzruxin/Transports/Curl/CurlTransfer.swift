@@ -401,7 +401,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
         let http1Only = settings.httpVersion == .http1_1 || connectionAuthentication?.schemes.contains(.ntlm) == true
         try set(easy, JZ_OPT_HTTP_VERSION, Int(http1Only ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS))
-        try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(for: request.core), 86_400) * 1000))
+        try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(within: timeout), 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport (NTLM and
         // Negotiate aside, above).
         try set(easy, JZ_OPT_FOLLOWLOCATION, 0)

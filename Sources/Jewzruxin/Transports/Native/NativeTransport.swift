@@ -197,7 +197,7 @@ extension NativeTransport {
         var maximumConnectionsPerHost: Int { shared.maximumConnectionsPerHost }
 
         func timeout(for request: URLRequest) -> TimeInterval { shared.timeout(for: request) }
-        func connectTimeout(for request: URLRequest) -> TimeInterval { shared.connectTimeout(for: request) }
+        func connectTimeout(within idle: TimeInterval) -> TimeInterval { shared.connectTimeout(within: idle) }
 
         func cookieHeader(for request: URLRequest) -> String? { shared.cookies?.header(for: request) }
 
