@@ -90,6 +90,20 @@ enum ResponseRules {
         return (name, HTTPHeaderSyntax.trimmed(value))
     }
 
+    /// `value` with a folded line (obs-fold: it begins with whitespace) joined on: a user agent
+    /// replaces the fold with a space (RFC 9112 §5.2), and an empty fold adds nothing.
+    ///
+    /// - Throws: ``ResponseDecodingError/badHeaderField`` for a CR, LF or NUL in the line.
+    static func unfolding<Line: BidirectionalCollection<UInt8>>(
+        _ value: String, _ line: Line
+    ) throws(ResponseDecodingError) -> String {
+        guard isValidValue(line) else { throw .badHeaderField }
+        let more = HTTPHeaderSyntax.trimmed(line)
+        guard !more.isEmpty else { return value }
+        let rest = String(decoding: more, as: UTF8.self)
+        return value.isEmpty ? rest : value + " " + rest
+    }
+
     /// Whether a field value (or a reason phrase) has no CR, LF or NUL.
     static func isValidValue(_ value: some Sequence<UInt8>) -> Bool {
         value.allSatisfy { $0 != 0x00 && $0 != 0x0D && $0 != 0x0A }

@@ -95,12 +95,8 @@ struct CurlHeadReader {
         } else if HTTPHeaderSyntax.isSpace(text[0]) {
             // Obsolete line folding: a user agent replaces it with a space (RFC 9112 §5.2); a fold
             // with no field before it is an error.
-            guard let index = current?.fields.indices.last, ResponseRules.isValidValue(text) else { throw .badHeaderField }
-            let more = HTTPHeaderSyntax.trimmed(text)
-            if !more.isEmpty, let folded = current?.fields[index].value {
-                let rest = String(decoding: more, as: UTF8.self)
-                current?.fields[index].value = folded.isEmpty ? rest : folded + " " + rest
-            }
+            guard let index = current?.fields.indices.last, let folded = current?.fields[index].value else { throw .badHeaderField }
+            current?.fields[index].value = try ResponseRules.unfolding(folded, text)
         } else {
             let (name, value) = try ResponseRules.field(text)
             current?.fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))

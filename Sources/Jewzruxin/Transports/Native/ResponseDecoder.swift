@@ -281,12 +281,8 @@ struct ResponseDecoder {
             if let first = line.first, HTTPHeaderSyntax.isSpace(first) {
                 // Obsolete line folding: a user agent replaces it with a space (RFC 9112 §5.2); a
                 // fold with no field before it is an error.
-                guard let last = head.fields.indices.last, ResponseRules.isValidValue(line) else { throw .badHeaderField }
-                let more = HTTPHeaderSyntax.trimmed(line)
-                if !more.isEmpty {
-                    let rest = String(decoding: more, as: UTF8.self)
-                    head.fields[last].value = head.fields[last].value.isEmpty ? rest : head.fields[last].value + " " + rest
-                }
+                guard let last = head.fields.indices.last else { throw .badHeaderField }
+                head.fields[last].value = try ResponseRules.unfolding(head.fields[last].value, line)
                 continue
             }
             let (name, value) = try ResponseRules.field(line)
