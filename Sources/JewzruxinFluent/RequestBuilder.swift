@@ -17,7 +17,6 @@ enum RequestBuilder {
         var body: Data?
         var cachePolicy: URLRequest.CachePolicy?
         var timeout: TimeInterval?
-        var retryable = false
 
         init(_ options: [ServiceTask.Option]) {
             for option in options {
@@ -27,7 +26,7 @@ enum RequestBuilder {
                 case .body(let data): body = data
                 case .cachePolicy(let policy): cachePolicy = policy
                 case .timeout(let interval): timeout = interval
-                case .retryable: retryable = true
+                case .retryable: break // the cycle's, not the request's (WebService.task)
                 }
             }
         }

@@ -128,7 +128,7 @@ public struct WebService: Sendable {
         }
         let cycle = makeCycle(url, method)
         cycle.request = request
-        if RequestBuilder.Settings(options).retryable {
+        if options.contains(.retryable) {
             cycle.retryableMethods = session.retryStrategy.retryableMethods.union([method])
         }
         prepare(cycle)
