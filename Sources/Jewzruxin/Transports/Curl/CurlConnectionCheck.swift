@@ -26,6 +26,14 @@ import Darwin
 ///
 /// Such a connection is shut down (`shutdown(2)`, both ways; libcurl still owns and closes the
 /// socket), so libcurl's check before reusing it finds it closed and opens another.
+///
+/// libcurl may have handed the connection to another transfer already, within the call in which
+/// this one ended (one waiting past the per-host limit, or one just added): its request may be out
+/// and its response arriving, bytes that are not stray. Shutting the connection then would lose
+/// that response, and libcurl would send the request again on a new connection, whatever its
+/// method. A connection libcurl watches for a transfer is therefore left alone, and the count
+/// before the next transfer on it forgotten; stray bytes on it then reach that transfer, as they
+/// would have without the check.
 enum CurlConnectionCheck {
     /// The bytes the application read from `socket` so far; `nil` when the system doesn't say.
     static func consumedBytes(of socket: Int32) -> UInt64? {
@@ -62,6 +70,10 @@ enum CurlConnectionCheck {
     static func inspect(_ easy: UnsafeMutableRawPointer, responseBytes: UInt64?, loop: CurlLoop) {
         var socket: Int32 = -1
         guard jz_easy_getinfo_socket(easy, Int32(JZ_INFO_ACTIVESOCKET), &socket) == JZ_E_OK, socket >= 0 else { return }
+        guard !loop.isInUse(socket) else {
+            loop.setConsumedBytes(nil, of: socket)
+            return
+        }
         var connects = 0
         _ = jz_easy_getinfo_long(easy, Int32(JZ_INFO_NUM_CONNECTS), &connects)
         let consumed = consumedBytes(of: socket)

@@ -185,6 +185,12 @@ final class CurlLoop: @unchecked Sendable {
         consumedBytes[socket] = count
     }
 
+    /// Whether a transfer uses the connection of `socket` now: libcurl watches it for one. Under the
+    /// drive.
+    func isInUse(_ socket: Int32) -> Bool {
+        poller?.isWatched(socket) ?? false
+    }
+
     /// Takes back the handle of an ended transfer, out of the multi handle. Under the drive.
     func recycle(_ easy: UnsafeMutableRawPointer) {
         guard idleHandles.count < Self.idleHandleLimit else {

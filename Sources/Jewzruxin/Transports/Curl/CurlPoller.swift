@@ -116,6 +116,16 @@ final class CurlPoller: @unchecked Sendable {
         #endif
     }
 
+    /// Whether libcurl watches `descriptor` now (for a transfer using its connection), without
+    /// changing anything. Under the loop's drive.
+    func isWatched(_ descriptor: Int32) -> Bool {
+        #if os(Linux)
+        return (wanted[descriptor] ?? 0) != 0
+        #else
+        return watched[descriptor] != nil
+        #endif
+    }
+
     /// Whether libcurl wants `descriptor`, found ready, watched: if not, it leaves the set now (it
     /// was kept there after libcurl gave it up, and would be found ready again and again). Under the
     /// loop's drive.

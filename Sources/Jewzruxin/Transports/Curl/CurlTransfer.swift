@@ -120,7 +120,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// libcurl ended the transfer with `code`; its handle is still in the multi handle. A connection
     /// kept after a response is checked for bytes past it, and shut down if it has some
-    /// (``CurlConnectionCheck``), before libcurl can give it to another transfer.
+    /// (``CurlConnectionCheck``), unless libcurl has given it to another transfer already.
     func ended(code: Int32) {
         guard code == JZ_E_OK, callbackError == nil, let easyHandle, inspectsConnection else { return }
         deliverHeldHead()
