@@ -45,6 +45,26 @@ private func concurrentRequests(_ count: Int, _ sandbox: Sandbox, key: String, s
     }
 }
 
+/// What each of `count` cycles on `/bearer/?key=` ended with: its text and how often it was resent,
+/// or its error.
+private func concurrentRequestsWithRetries(
+    _ count: Int, _ sandbox: Sandbox, key: String, session: HTTPSession
+) async -> [Result<(text: String, retried: Int), any Error>] {
+    await withTaskGroup(of: Result<(text: String, retried: Int), any Error>.self) { group in
+        for _ in 0..<count {
+            group.addTask {
+                do {
+                    let cycle = try await HTTPCycle.get(sandbox.string("/bearer/?key=\(key)"), session: session)
+                    return .success((cycle.response.text ?? "", cycle.retriedCount))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
 /// An authenticator that never recognises its own requests: a bug that must not loop.
 private struct ForgetfulAuthenticator: CredentialAuthenticator {
     func apply(_ credential: BearerToken, to request: inout HTTPRequest) {
@@ -74,16 +94,24 @@ struct AuthenticationInterceptorTests {
         }
     }
 
-    @Test("10 requests with a stale token: ten 401s, one refresh, all 10 resent and succeed")
+    @Test("10 requests with a stale token: one refresh; each request refused at most once, resent once, and succeeds")
     func singleFlightAfter401() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
             let auth = AuthenticationInterceptor(token: BearerToken(accessToken: "stale"), refresh: sandboxRefresh(sandbox, key: "s", query: "&delay=0.25"))
             session.interceptors = [auth]
-            let results = await concurrentRequests(10, sandbox, key: "s", session: session)
-            #expect(results.compactMap { try? $0.get() } == Array(repeating: "Hello s.1", count: 10))
+            let results = await concurrentRequestsWithRetries(10, sandbox, key: "s", session: session)
+            let outcomes = results.compactMap { try? $0.get() }
+            #expect(outcomes.map(\.text) == Array(repeating: "Hello s.1", count: 10))
             #expect(sandbox.bearerRefreshCount(forKey: "s") == 1)
-            #expect(sandbox.bearerRejectionCount(forKey: "s") == 10)
+            // How many went out with the stale token depends on how many were adapted before the
+            // first 401 started the refresh (all 10 on a quiet machine, fewer under load): those
+            // were refused once and resent once; the others waited for the refresh and went with
+            // the new token.
+            let resent = outcomes.filter { $0.retried == 1 }.count
+            #expect(outcomes.allSatisfy { $0.retried <= 1 }, "retries: \(outcomes.map(\.retried))")
+            #expect(resent >= 1)
+            #expect(sandbox.bearerRejectionCount(forKey: "s") == resent, "retries: \(outcomes.map(\.retried))")
             // A later request goes with the new token at once.
             let later = try await HTTPCycle.get(sandbox.string("/bearer/?key=s"), session: session)
             #expect(later.response.text == "Hello s.1")
