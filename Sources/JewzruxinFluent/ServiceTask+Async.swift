@@ -131,18 +131,26 @@ extension ServiceTask {
     private func outcome<T: Sendable>(
         reads: @escaping @Sendable (HTTPResponse?) -> Bool, _ read: @escaping @Sendable (HTTPResponse?) throws -> T
     ) async throws -> T {
-        try await withTaskCancellationHandler {
+        // Resumed from a handler's thread: ordered, for ThreadSanitizer, with this task.
+        defer { fence() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                add(Handler(kind: .always, place: .handlers(.inline)) { outcome in
+                add(Handler(kind: .always, place: .handlers(.inline)) { [self] outcome in
                     if let error = outcome.error {
                         let thrown: any Error
                         if case HTTPError.cancelled = error { thrown = CancellationError() } else { thrown = error }
-                        return .run { continuation.resume(throwing: thrown) }
+                        return .run {
+                            self.fence()
+                            continuation.resume(throwing: thrown)
+                        }
                     }
                     let give: @Sendable () throws -> Void = {
                         do {
-                            continuation.resume(returning: try read(outcome.response))
+                            let value = try read(outcome.response)
+                            self.fence()
+                            continuation.resume(returning: value)
                         } catch {
+                            self.fence()
                             continuation.resume(throwing: error)
                             throw error
                         }

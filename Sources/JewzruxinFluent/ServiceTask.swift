@@ -146,6 +146,11 @@ public final class ServiceTask: Sendable {
 
     private let state: Locked<State>
 
+    /// Orders, for ThreadSanitizer, a task resumed by a handler with what the handler's thread did
+    /// before (`Locked.fence()`): the handler passes it before resuming, the
+    /// task after its `await`.
+    func fence() { state.fence() }
+
     private struct State {
         var lifecycle: Lifecycle
         var chain = HandlerChain()

@@ -70,6 +70,20 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Takes the lock and lets it go at once, touching nothing.
+    ///
+    /// For ThreadSanitizer: a task resumed by a continuation from a thread outside Swift
+    /// concurrency (a transport's, a dispatch queue's) is ordered after what that thread did
+    /// before resuming it, but Swift's runtime doesn't tell TSan so, which then reports races on
+    /// what the task reads (Scripts/tsan-repro/continuation-resume.swift). When the resuming thread
+    /// passes the fence just before `resume`, and the task just after its `await`, TSan sees the
+    /// order. Two uncontended lock operations.
+    @inlinable
+    public func fence() {
+        pthread_mutex_lock(mutex)
+        pthread_mutex_unlock(mutex)
+    }
+
     /// Runs `body` with exclusive access to the value if no other thread holds it now; `nil`
     /// without waiting if one does (or if this thread does: it doesn't deadlock, unlike
     /// ``withLock(_:)``).

@@ -214,7 +214,9 @@ package final class BodyStream: ContentHandler, Sendable {
 
     /// The head of the streamed response, once it arrives.
     package func head() async throws -> HTTPResponse {
-        try await withTaskCancellationHandler {
+        // Resumed by a transport's thread after it let go of the state: ordered for ThreadSanitizer.
+        defer { state.fence() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let ready = state.withLock { s -> Result<HTTPResponse, any Error>? in
                     if let published = s.published { return .success(published) }
@@ -232,7 +234,8 @@ package final class BodyStream: ContentHandler, Sendable {
 
     /// The next chunk, `nil` at the end of the body.
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        defer { state.fence() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let (ready, wakes) = state.withLock { s -> (Result<Data?, any Error>?, Bool) in
                     if let chunk = s.takeChunk() { return (.success(chunk), s.wakesWriter()) }

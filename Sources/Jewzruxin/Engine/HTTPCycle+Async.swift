@@ -20,9 +20,12 @@ extension HTTPCycle {
     /// - Throws: The error the run ended with, or `CancellationError`.
     @discardableResult
     public func start() async throws -> HTTPResponse {
-        try await withTaskCancellationHandler {
+        // The run ends on a transport's thread: ordered, for ThreadSanitizer, with this task.
+        defer { locked.fence() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let completion = Completion(notifiesExplicitCancel: true, isInline: true, isAwaited: true) { cycle, error in
+                    cycle.locked.fence()
                     switch error {
                     case nil: continuation.resume(returning: cycle.response)
                     case HTTPError.cancelled?: continuation.resume(throwing: CancellationError())

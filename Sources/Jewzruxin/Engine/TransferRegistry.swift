@@ -55,6 +55,8 @@ final class TransferRegistry: Sendable {
     /// Returns once no transfer is in flight: every one has reported its completion, cancelled
     /// ones included.
     func whenIdle() async {
+        // Resumed by the thread that ended the last transfer: ordered for ThreadSanitizer.
+        defer { state.fence() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if s.entries.isEmpty { return true }

@@ -209,6 +209,8 @@ public final class AuthenticationInterceptor<Authenticator: CredentialAuthentica
     /// Waits for refresh `flight` to end; throws `CancellationError` at once if the task is
     /// cancelled meanwhile.
     private func waitForRefresh(_ flight: Int) async throws -> Credential {
+        // Resumed by the refreshing task after it let go of the state: ordered for ThreadSanitizer.
+        defer { state.fence() }
         let id = state.withLock { s -> Int in
             s.nextWaiter += 1
             return s.nextWaiter
