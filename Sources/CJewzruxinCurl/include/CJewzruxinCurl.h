@@ -122,6 +122,17 @@ int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value);
 /// curl_easy_getinfo for a socket (curl_socket_t: an int on POSIX systems); -1 for none.
 int jz_easy_getinfo_socket(jz_easy *easy, int info, int *value);
 
+// MARK: Share handles
+
+/// A share handle (CURLSH).
+typedef void jz_share;
+/// A share handle through which easy handles share TLS sessions (CURL_LOCK_DATA_SSL_SESSION), so
+/// that a new connection resumes one; NULL if libcurl can't make one. Without lock callbacks: the
+/// handles sharing it must be driven by one thread at a time.
+jz_share *jz_share_init_tls_sessions(void);
+/// Returns a CURLSHcode; fails while an easy handle still uses the share.
+int jz_share_cleanup(jz_share *share);
+
 // MARK: Multi handles
 
 jz_multi *jz_multi_init(void);
@@ -271,6 +282,12 @@ enum {
     JZ_OPT_SSLCERT_BLOB = 40291,
     JZ_OPT_SSLKEY_BLOB = 40292,
     JZ_OPT_CAINFO = 10065,
+    /// CURLOPT_CAPATH: a directory of hashed CA certificates; NULL for none.
+    JZ_OPT_CAPATH = 10097,
+    /// CURLOPT_SHARE: the share handle (jz_share_init_tls_sessions).
+    JZ_OPT_SHARE = 10100,
+    /// CURLOPT_PIPEWAIT (7.43): wait for a connection that may multiplex rather than open another.
+    JZ_OPT_PIPEWAIT = 237,
     JZ_OPT_CAINFO_BLOB = 40309,
     /// CURLOPT_HTTPAUTH (a long of JZ_AUTH_* bits), CURLOPT_USERNAME and CURLOPT_PASSWORD: set only
     /// for NTLM and Negotiate, whose handshake libcurl runs on its connection.
@@ -291,6 +308,8 @@ enum {
     JZ_INFO_SIZE_UPLOAD_T = 0x600000 + 7,
     JZ_INFO_SIZE_DOWNLOAD_T = 0x600000 + 8,
     JZ_INFO_HEADER_SIZE = 0x200000 + 11,
+    /// CURLINFO_REQUEST_SIZE: the bytes of the request heads sent.
+    JZ_INFO_REQUEST_SIZE = 0x200000 + 12,
     JZ_INFO_NUM_CONNECTS = 0x200000 + 26,
     JZ_INFO_PRIMARY_IP = 0x100000 + 32,
     JZ_INFO_PRIMARY_PORT = 0x200000 + 40,
@@ -315,6 +334,9 @@ enum {
 enum {
     JZ_MOPT_PIPELINING = 3,
     JZ_MOPT_MAX_HOST_CONNECTIONS = 7,
+    /// CURLMOPT_MAXCONNECTS: how many idle connections the cache keeps (by default four times the
+    /// easy handles in the multi handle at that moment).
+    JZ_MOPT_MAXCONNECTS = 6,
 };
 
 enum {

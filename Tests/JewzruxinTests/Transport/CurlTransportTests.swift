@@ -217,6 +217,32 @@ struct CurlTransportTests {
         }
     }
 
+    @Test("connections a burst opened are kept for the next burst, however few transfers ran in between")
+    func connectionsOutliveABurst() async throws {
+        try await withSandbox { sandbox in
+            var configuration = HTTPSession.Configuration(.ephemeral)
+            configuration.httpMaximumConnectionsPerHost = 8
+            let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
+            // Eight answers 0.2 s late: eight connections at once.
+            @Sendable func burst() async throws {
+                try await withThrowingTaskGroup(of: Int?.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask { try await HTTPCycle.get(sandbox.string("/echo/?delay=0.2"), session: session).response.statusCode }
+                    }
+                    for try await status in group { #expect(status == 200) }
+                }
+            }
+            try await burst()
+            let opened = sandbox.acceptedConnectionCount
+            #expect(opened == 8)
+            // One transfer alone: libcurl sized its idle cache from the transfers it had at that
+            // moment (four per transfer), and closed the others.
+            #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
+            try await burst()
+            #expect(sandbox.acceptedConnectionCount == opened, "the second burst opened connections again")
+        }
+    }
+
     @Test("GET, POST with a body and a file upload reach the sandbox through libcurl")
     func againstTheSandbox() async throws {
         try await withSandbox { sandbox in

@@ -21,8 +21,10 @@ import Darwin
 /// - bytes waiting on the socket after the response mean the server sent more;
 /// - on Linux, the bytes read from the socket (`TCP_INFO`'s bytes received, minus those waiting),
 ///   less what was read before the transfer (0 on a new connection, else noted at the end of the
-///   previous one by ``CurlLoop/setConsumedBytes(_:of:)``), must be the response's head and body
-///   when both are known: more means libcurl read stray bytes and dropped them.
+///   previous one, ``Traffic``), must be the response's head and body when both are known: more
+///   means libcurl read stray bytes and dropped them. That count is trusted only when the bytes
+///   sent since (`TCP_INFO`'s bytes acknowledged) are this transfer's request alone: otherwise
+///   other transfers used the connection in between, whose checks could not run.
 ///
 /// Such a connection is shut down (`shutdown(2)`, both ways; libcurl still owns and closes the
 /// socket), so libcurl's check before reusing it finds it closed and opens another.
@@ -35,21 +37,52 @@ import Darwin
 /// before the next transfer on it forgotten; stray bytes on it then reach that transfer, as they
 /// would have without the check.
 enum CurlConnectionCheck {
-    /// The bytes the application read from `socket` so far; `nil` when the system doesn't say.
-    static func consumedBytes(of socket: Int32) -> UInt64? {
+    /// The bytes read from a socket and sent on it (acknowledged) so far.
+    struct Traffic: Equatable {
+        var read: UInt64
+        var sent: UInt64
+        /// A new connection's: the bytes acknowledged count its SYN.
+        static let fresh = Traffic(read: 0, sent: 1)
+    }
+
+    /// What was read from `socket` and sent on it so far; `nil` when the system doesn't say.
+    static func traffic(of socket: Int32) -> Traffic? {
         #if os(Linux)
-        // struct tcp_info (linux/tcp.h): tcpi_bytes_received, a u64 at offset 128 (Linux 4.1).
-        // On the stack: this runs once per transfer.
-        let received = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { info -> UInt64? in
+        // struct tcp_info (linux/tcp.h, Linux 4.1): tcpi_bytes_acked and tcpi_bytes_received, u64s
+        // at offsets 120 and 128. On the stack: this runs once per transfer.
+        let counts = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { info -> (acked: UInt64, received: UInt64)? in
             var length = socklen_t(info.count)
             guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, info.baseAddress, &length) == 0, length >= 136 else { return nil }
-            return UnsafeRawBufferPointer(info).loadUnaligned(fromByteOffset: 128, as: UInt64.self)
+            let raw = UnsafeRawBufferPointer(info)
+            return (raw.loadUnaligned(fromByteOffset: 120, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 128, as: UInt64.self))
         }
-        guard let received, let waiting = pendingBytes(of: socket) else { return nil }
-        return received >= UInt64(waiting) ? received - UInt64(waiting) : nil
+        guard let counts, let waiting = pendingBytes(of: socket), counts.received >= UInt64(waiting) else { return nil }
+        return Traffic(read: counts.received - UInt64(waiting), sent: counts.acked)
         #else
         return nil
         #endif
+    }
+
+    /// The local port `socket` is bound to; `nil` when the system doesn't say.
+    static func boundPort(of socket: Int32) -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+        default:
+            return nil
+        }
     }
 
     /// The bytes waiting to be read on `socket`; `nil` when the system doesn't say.
@@ -71,21 +104,42 @@ enum CurlConnectionCheck {
         var socket: Int32 = -1
         guard jz_easy_getinfo_socket(easy, Int32(JZ_INFO_ACTIVESOCKET), &socket) == JZ_E_OK, socket >= 0 else { return }
         guard !loop.isInUse(socket) else {
-            loop.setConsumedBytes(nil, of: socket)
+            loop.setTraffic(nil, of: socket)
+            return
+        }
+        // libcurl names the connection the handle last left in its cache: when this transfer's own
+        // was closed at its end, that is the one of the handle's previous transfer, which others
+        // may have used since. A local port that differs shows it.
+        var localPort = 0
+        if jz_easy_getinfo_long(easy, Int32(JZ_INFO_LOCAL_PORT), &localPort) == JZ_E_OK, localPort > 0,
+           let bound = boundPort(of: socket), bound != localPort {
             return
         }
         var connects = 0
         _ = jz_easy_getinfo_long(easy, Int32(JZ_INFO_NUM_CONNECTS), &connects)
-        let consumed = consumedBytes(of: socket)
+        let now = traffic(of: socket)
         var stray = (pendingBytes(of: socket) ?? 0) > 0
-        if !stray, let consumed, let responseBytes, let before = connects > 0 ? 0 : loop.consumedBytes(of: socket) {
-            stray = consumed > before && consumed - before > responseBytes
+        if !stray, let now, let responseBytes, let before = connects > 0 ? Traffic.fresh : loop.traffic(of: socket),
+           now.read >= before.read, now.sent >= before.sent, sentOnlyItsRequest(easy, bytes: now.sent - before.sent) {
+            stray = now.read - before.read > responseBytes
         }
         if stray {
-            _ = shutdown(socket, Int32(SHUT_RDWR))
-            loop.setConsumedBytes(nil, of: socket)
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+            loop.setTraffic(nil, of: socket)
         } else {
-            loop.setConsumedBytes(consumed, of: socket)
+            loop.setTraffic(now, of: socket)
         }
+    }
+
+    /// Whether `bytes`, sent on the connection since its last transfer ended, are this transfer's
+    /// request: its heads, with or without its body (libcurl counts a body sent with the head in
+    /// the head's size).
+    private static func sentOnlyItsRequest(_ easy: UnsafeMutableRawPointer, bytes: UInt64) -> Bool {
+        var heads = 0
+        guard jz_easy_getinfo_long(easy, Int32(JZ_INFO_REQUEST_SIZE), &heads) == JZ_E_OK, heads > 0 else { return false }
+        if bytes == UInt64(heads) { return true }
+        var body: Int64 = 0
+        guard jz_easy_getinfo_offset(easy, Int32(JZ_INFO_SIZE_UPLOAD_T), &body) == JZ_E_OK, body > 0 else { return false }
+        return bytes == UInt64(heads) + UInt64(body)
     }
 }

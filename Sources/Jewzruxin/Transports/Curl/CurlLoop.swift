@@ -73,6 +73,18 @@ final class CurlLoop: @unchecked Sendable {
     private static let longestWait = MonotonicTime.nanoseconds(1)
     /// Why the loop can't run, when it can't.
     private let failure: String?
+    /// The share handle through which the loop's easy handles share TLS sessions, so that a new
+    /// connection to a server resumes one rather than verifying its certificates again; `nil` if
+    /// libcurl couldn't make one. Used under the drive only, as libcurl requires of a share handle
+    /// without lock callbacks.
+    private let tlsSessions: UnsafeMutableRawPointer?
+    /// The idle connections libcurl keeps at most. Unset, it keeps four per easy handle in the multi
+    /// handle at that moment: when fewer transfers run for an instant (a busy machine's client
+    /// makes its requests late), it closes connections that the next burst opens again, each a TCP
+    /// and TLS handshake.
+    static func connectionCacheSize(maximumConnectionsPerHost: Int) -> Int {
+        max(32, maximumConnectionsPerHost * 4)
+    }
 
     /// Whether a thread that submits a transfer may start it itself (module doc).
     private let startsOnCallingThread: Bool
@@ -91,9 +103,12 @@ final class CurlLoop: @unchecked Sendable {
         multi = poller == nil ? nil : jz_multi_init()
         if poller != nil, multi == nil { failure = "curl_multi_init failed" }
         self.failure = failure
+        tlsSessions = multi == nil ? nil : jz_share_init_tls_sessions()
         guard let multi else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = jz_multi_setopt_long(multi, Int32(JZ_MOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+        _ = jz_multi_setopt_long(
+            multi, Int32(JZ_MOPT_MAXCONNECTS), Self.connectionCacheSize(maximumConnectionsPerHost: maximumConnectionsPerHost))
         _ = jz_multi_setopt_long(multi, Int32(JZ_MOPT_PIPELINING), Int(JZ_PIPE_MULTIPLEX))
         _ = jz_multi_set_socket(multi, curlSocketCallback, context)
         _ = jz_multi_set_timer(multi, curlTimerCallback, context)
@@ -167,22 +182,27 @@ final class CurlLoop: @unchecked Sendable {
 
     /// An easy handle with default options, for a transfer about to start. Under the drive.
     func makeHandle() -> UnsafeMutableRawPointer? {
-        idleHandles.popLast() ?? jz_easy_init()
+        if let idle = idleHandles.popLast() { return idle }
+        // The share outlives a reset (curl_easy_reset leaves it): set once per handle.
+        let easy = jz_easy_init()
+        if let easy, let tlsSessions { _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SHARE), tlsSessions) }
+        return easy
     }
 
-    /// The bytes read from each kept connection's socket when its last transfer ended, for the next
-    /// transfer on it to tell what it read itself (``CurlConnectionCheck``). Under the drive.
-    private var consumedBytes: [Int32: UInt64] = [:]
+    /// What was read from and sent on each kept connection's socket when its last transfer ended,
+    /// for the next transfer on it to tell what it read itself (``CurlConnectionCheck``). Under the
+    /// drive.
+    private var traffic: [Int32: CurlConnectionCheck.Traffic] = [:]
 
-    /// The bytes read from `socket` when its last transfer ended, if known. Under the drive.
-    func consumedBytes(of socket: Int32) -> UInt64? {
-        consumedBytes[socket]
+    /// What was read from and sent on `socket` when its last transfer ended, if known. Under the
+    /// drive.
+    func traffic(of socket: Int32) -> CurlConnectionCheck.Traffic? {
+        traffic[socket]
     }
 
-    /// Notes the bytes read from `socket` so far, `nil` to forget it (its connection is done). Under
-    /// the drive.
-    func setConsumedBytes(_ count: UInt64?, of socket: Int32) {
-        consumedBytes[socket] = count
+    /// Notes what was read from and sent on `socket` so far, `nil` to forget it. Under the drive.
+    func setTraffic(_ counts: CurlConnectionCheck.Traffic?, of socket: Int32) {
+        traffic[socket] = counts
     }
 
     /// Whether a transfer uses the connection of `socket` now: libcurl watches it for one. Under the
@@ -341,6 +361,8 @@ final class CurlLoop: @unchecked Sendable {
             for easy in idleHandles { jz_easy_cleanup(easy) }
             idleHandles = []
             _ = jz_multi_cleanup(multi)
+            // Once no easy handle uses it.
+            if let tlsSessions { _ = jz_share_cleanup(tlsSessions) }
         }
         return (events, wake, ends)
     }

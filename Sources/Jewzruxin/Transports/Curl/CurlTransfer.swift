@@ -401,6 +401,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // NTLM can't run over HTTP/2: libcurl would close the connection to go again on HTTP/1.1.
         let http1Only = settings.httpVersion == .http1_1 || connectionAuthentication?.schemes.contains(.ntlm) == true
         try set(easy, JZ_OPT_HTTP_VERSION, Int(http1Only ? JZ_HTTP_VERSION_1_1 : JZ_HTTP_VERSION_2TLS))
+        if !http1Only, isHTTPS {
+            // A burst to a server that may speak HTTP/2 waits for the first connection and
+            // multiplexes over it, rather than opening one connection per request.
+            try set(easy, JZ_OPT_PIPEWAIT, 1)
+        }
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(within: timeout), 86_400) * 1000))
         // The engine follows redirects and answers challenges itself, on every transport (NTLM and
         // Negotiate aside, above).
@@ -477,9 +482,21 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         HostSyntax.bracketed(proxy.host) + ":" + String(proxy.port)
     }
 
+    /// Whether the request goes over TLS.
+    private var isHTTPS: Bool {
+        url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } == true
+    }
+
     private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
-        guard url.scheme?.lowercased() == "https" else { return }
+        guard isHTTPS else { return }
         let tls = settings.tls
+        if tls.bundleHoldsSystemTrust {
+            // libcurl keeps the store it parsed from a CA file for the next connections (its CA
+            // cache), but not with a CA directory beside it, which distributions' builds name by
+            // default: every connection then parsed the system's bundle again, some 200 KB of PEM.
+            // The file holds the directory's certificates already.
+            try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_CAPATH), nil))
+        }
         if let problem = tls.problem {
             throw URLError(.secureConnectionFailed, userInfo: [
                 NSLocalizedDescriptionKey: "The session's TLS settings can't be applied: \(problem).", NSURLErrorFailingURLErrorKey: url,

@@ -196,6 +196,9 @@ extension CurlTransport {
         /// Why the settings can't be applied (a file that can't be read): every https request then
         /// fails with it.
         var problem: String?
+        /// Whether the CA file libcurl reads (its default, or ``caBundle``) holds the system's
+        /// certificates, so that its CA directory can be left out (``CurlTransfer``).
+        var bundleHoldsSystemTrust = false
 
         /// Where Linux distributions keep the system's CA bundle, for a libcurl that names none.
         static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
@@ -218,7 +221,11 @@ extension CurlTransport {
                     bundle.append(UInt8(ascii: "\n"))
                     bundle.append(data)
                 }
-                caBundle = MemoryFile(bundle).map(CABundle.file) ?? .bytes(Bytes(bundle))
+                let file = MemoryFile(bundle)
+                caBundle = file.map(CABundle.file) ?? .bytes(Bytes(bundle))
+                bundleHoldsSystemTrust = system != nil && file != nil
+            } else if let bundle = library?.defaultCABundle {
+                bundleHoldsSystemTrust = FileManager.default.isReadableFile(atPath: bundle)
             }
             if !settings.pinnedPublicKeys.isEmpty { pinnedPublicKeys = settings.pinnedPublicKeys.joined(separator: ";") }
             if let client = settings.clientCertificate {
