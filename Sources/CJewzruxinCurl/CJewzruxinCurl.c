@@ -83,9 +83,6 @@ typedef struct {
     jz_message *(*multi_info_read)(void *, int *);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
-    void *(*share_init)(void);
-    int (*share_setopt)(void *, int, ...);
-    int (*share_cleanup)(void *);
 } jz_functions;
 
 // Those of the library loaded, looked up once.
@@ -125,9 +122,6 @@ static int resolve(void *library, jz_functions *table, char *why, size_t why_siz
     JZ_LOOKUP(multi_info_read, "curl_multi_info_read");
     JZ_LOOKUP(slist_append, "curl_slist_append");
     JZ_LOOKUP(slist_free_all, "curl_slist_free_all");
-    JZ_LOOKUP(share_init, "curl_share_init");
-    JZ_LOOKUP(share_setopt, "curl_share_setopt");
-    JZ_LOOKUP(share_cleanup, "curl_share_cleanup");
 #undef JZ_LOOKUP
     return 1;
 }
@@ -336,21 +330,6 @@ int jz_multi_setopt_long(jz_multi *multi, int option, long value) { return curl.
 const char *jz_multi_strerror(int code) {
     return curl.multi_strerror ? curl.multi_strerror(code) : "libcurl is not loaded";
 }
-
-// MARK: Share handles
-
-enum { SHOPT_SHARE = 1, LOCK_DATA_SSL_SESSION = 4 };
-
-jz_share *jz_share_init_tls_sessions(void) {
-    void *share = curl.share_init();
-    if (share == NULL) return NULL;
-    if (curl.share_setopt(share, SHOPT_SHARE, (int)LOCK_DATA_SSL_SESSION) != 0) {
-        curl.share_cleanup(share);
-        return NULL;
-    }
-    return share;
-}
-int jz_share_cleanup(jz_share *share) { return curl.share_cleanup(share); }
 
 int jz_multi_next_done(jz_multi *multi, jz_easy **easy, int *result) {
     int left = 0;

@@ -122,17 +122,6 @@ int jz_easy_getinfo_string(jz_easy *easy, int info, const char **value);
 /// curl_easy_getinfo for a socket (curl_socket_t: an int on POSIX systems); -1 for none.
 int jz_easy_getinfo_socket(jz_easy *easy, int info, int *value);
 
-// MARK: Share handles
-
-/// A share handle (CURLSH).
-typedef void jz_share;
-/// A share handle through which easy handles share TLS sessions (CURL_LOCK_DATA_SSL_SESSION), so
-/// that a new connection resumes one; NULL if libcurl can't make one. Without lock callbacks: the
-/// handles sharing it must be driven by one thread at a time.
-jz_share *jz_share_init_tls_sessions(void);
-/// Returns a CURLSHcode; fails while an easy handle still uses the share.
-int jz_share_cleanup(jz_share *share);
-
 // MARK: Multi handles
 
 jz_multi *jz_multi_init(void);
@@ -284,8 +273,6 @@ enum {
     JZ_OPT_CAINFO = 10065,
     /// CURLOPT_CAPATH: a directory of hashed CA certificates; NULL for none.
     JZ_OPT_CAPATH = 10097,
-    /// CURLOPT_SHARE: the share handle (jz_share_init_tls_sessions).
-    JZ_OPT_SHARE = 10100,
     /// CURLOPT_PIPEWAIT (7.43): wait for a connection that may multiplex rather than open another.
     JZ_OPT_PIPEWAIT = 237,
     JZ_OPT_CAINFO_BLOB = 40309,

@@ -73,11 +73,6 @@ final class CurlLoop: @unchecked Sendable {
     private static let longestWait = MonotonicTime.nanoseconds(1)
     /// Why the loop can't run, when it can't.
     private let failure: String?
-    /// The share handle through which the loop's easy handles share TLS sessions, so that a new
-    /// connection to a server resumes one rather than verifying its certificates again; `nil` if
-    /// libcurl couldn't make one. Used under the drive only, as libcurl requires of a share handle
-    /// without lock callbacks.
-    private let tlsSessions: UnsafeMutableRawPointer?
     /// The idle connections libcurl keeps at most. Unset, it keeps four per easy handle in the multi
     /// handle at that moment: when fewer transfers run for an instant (a busy machine's client
     /// makes its requests late), it closes connections that the next burst opens again, each a TCP
@@ -103,7 +98,6 @@ final class CurlLoop: @unchecked Sendable {
         multi = poller == nil ? nil : jz_multi_init()
         if poller != nil, multi == nil { failure = "curl_multi_init failed" }
         self.failure = failure
-        tlsSessions = multi == nil ? nil : jz_share_init_tls_sessions()
         guard let multi else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = jz_multi_setopt_long(multi, Int32(JZ_MOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
@@ -182,11 +176,7 @@ final class CurlLoop: @unchecked Sendable {
 
     /// An easy handle with default options, for a transfer about to start. Under the drive.
     func makeHandle() -> UnsafeMutableRawPointer? {
-        if let idle = idleHandles.popLast() { return idle }
-        // The share outlives a reset (curl_easy_reset leaves it): set once per handle.
-        let easy = jz_easy_init()
-        if let easy, let tlsSessions { _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_SHARE), tlsSessions) }
-        return easy
+        idleHandles.popLast() ?? jz_easy_init()
     }
 
     /// What was read from and sent on each kept connection's socket when its last transfer ended,
@@ -361,8 +351,6 @@ final class CurlLoop: @unchecked Sendable {
             for easy in idleHandles { jz_easy_cleanup(easy) }
             idleHandles = []
             _ = jz_multi_cleanup(multi)
-            // Once no easy handle uses it.
-            if let tlsSessions { _ = jz_share_cleanup(tlsSessions) }
         }
         return (events, wake, ends)
     }
