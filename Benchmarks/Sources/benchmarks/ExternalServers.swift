@@ -92,6 +92,8 @@ final class NginxServer {
     /// The folder served.
     let root: URL
     let port: Int
+    /// A plain-http port answering nginx's `stub_status`: connections accepted so far.
+    let statusPort: Int?
     let version: String
     /// The self-signed certificate served over TLS (CN=localhost, for 127.0.0.1), to trust.
     let certificateFile: URL?
@@ -112,6 +114,9 @@ final class NginxServer {
         try Model.body.write(to: root.appendingPathComponent(String(ThroughputBenchmark.path.dropFirst())))
         guard let port = ExternalTools.freePort() else { throw BenchmarkError(description: "no free port on 127.0.0.1") }
         self.port = port
+        let statusPort = build.contains("--with-http_stub_status_module") ? ExternalTools.freePort() : nil
+        self.statusPort = statusPort
+        let statusServer = statusPort.map { "server {\n        listen 127.0.0.1:\($0);\n        location / { stub_status; }\n    }" } ?? ""
         let dir = directory.path
         var listen = "listen 127.0.0.1:\(port);"
         if tls {
@@ -171,6 +176,7 @@ final class NginxServer {
                         add_header Last-Modified "";
                     }
                 }
+                \(statusServer)
             }
 
             """
@@ -215,6 +221,19 @@ final class NginxServer {
 
     /// Stops the master process this started (SIGTERM: a fast shutdown, workers included) and
     /// removes the directory.
+    /// The connections nginx has accepted so far (its `stub_status`), `nil` without the module.
+    /// Reading it opens one more.
+    func acceptedConnections() -> Int? {
+        guard let statusPort,
+              let status = try? ExternalTools.run("/usr/bin/env", ["curl", "-s", "http://127.0.0.1:\(statusPort)/"]),
+              status.status == 0
+        else { return nil }
+        // "Active connections: 1 \nserver accepts handled requests\n 12 12 40 \n…"
+        let lines = status.output.split(separator: "\n")
+        guard let index = lines.firstIndex(where: { $0.contains("accepts") }), index + 1 < lines.count else { return nil }
+        return lines[index + 1].split(separator: " ").first.flatMap { Int($0) }
+    }
+
     func stop() {
         if process.isRunning {
             process.terminate()

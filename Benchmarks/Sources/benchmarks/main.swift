@@ -12,7 +12,8 @@ import Foundation
 //   content       FileWriter and Accumulator(maximumSize:) on a 1 GiB download (peak RSS)
 //   sandbox       the requests per second the sandbox (and nginx) serve to wrk
 //   throughput    5,000 small GETs per client, sequential and 32 in flight, from the sandbox and nginx
-// Diagnostics, only when named (or with `all`): `throughput-instructions` (the throughput clients
+// Diagnostics, only when named (or with `all`): `throughput-loaded` (32 in flight against nginx over
+// https and http, each client quiet and beside two busy loops; a few minutes), `throughput-instructions` (the throughput clients
 // under valgrind's callgrind, a few minutes; results/instructions.json) and `content-extra` (where
 // a download's memory goes; slow, and some cases take a GB of RAM).
 //
@@ -68,6 +69,9 @@ if arguments.first == "--child" {
 if arguments.first == "--throughput-child" {
     ThroughputBenchmark.runChild(Array(arguments.dropFirst()))
 }
+if arguments.first == "--spin" {
+    spinForever()
+}
 if arguments.first == "--serve" {
     ContentBenchmark.serve()
 }
@@ -105,6 +109,7 @@ let sections: [(name: String, byDefault: Bool, run: () -> Bool)] = [
     }),
     ("sandbox", true, { SandboxLoad.run() }),
     ("throughput", true, { ThroughputBenchmark.run(rounds: runs ?? ThroughputBenchmark.defaultRounds, requests: requests) }),
+    ("throughput-loaded", false, { LoadedThroughput.run(rounds: runs ?? LoadedThroughput.defaultRounds, requests: requests) }),
     ("throughput-instructions", false, { ThroughputInstructions.run() }),
     ("content-extra", false, {
         ContentBenchmark.run(
