@@ -20,6 +20,9 @@ import Foundation
 package final class HandlerDelivery: Sendable {
     private struct Line {
         var calls: [@Sendable () -> Void] = []
+        /// The storage of the calls run last, emptied: the next calls go into it rather than into
+        /// a new array.
+        var spare: [@Sendable () -> Void] = []
         /// Whether an operation that will run the calls is on the queue.
         var isScheduled = false
     }
@@ -115,12 +118,16 @@ package final class HandlerDelivery: Sendable {
 
     /// Runs the calls waiting now; schedules another operation for those that come meanwhile.
     private func runWaitingCalls() {
-        let calls = line.withLock { line -> [@Sendable () -> Void] in
-            defer { line.calls = [] }
-            return line.calls
+        var calls = line.withLock { line -> [@Sendable () -> Void] in
+            var taken = line.spare
+            line.spare = []
+            swap(&taken, &line.calls)
+            return taken
         }
         for call in calls { call() }
-        let more = line.withLock { line -> Bool in
+        calls.removeAll(keepingCapacity: true)
+        let more = line.withLock { [calls] line -> Bool in
+            line.spare = calls
             line.isScheduled = !line.calls.isEmpty
             return line.isScheduled
         }

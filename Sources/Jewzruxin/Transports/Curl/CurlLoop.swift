@@ -299,22 +299,29 @@ final class CurlLoop: @unchecked Sendable {
     private func run() {
         guard let multi, let poller else { return }
         var ready: [CurlPoller.Event] = []
+        // The outbox's storage goes round between the drive and this thread: swapped out under the
+        // drive, emptied here, swapped in again next round, so that posting doesn't grow a new
+        // array (and reallocate it as it grows) every round.
+        var events: [@Sendable () -> Void] = []
+        events.reserveCapacity(16)
         while true {
-            var (events, wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller) }
+            let (wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller, events: &events) }
             for event in events { event() }
             // Let the events go before the wait: they hold the transfers' cycles, which must not
             // outlive their end by as long as the loop sleeps.
-            events = []
+            events.removeAll(keepingCapacity: true)
             if ends { break }
             ready.removeAll(keepingCapacity: true)
             poller.wait(until: wake, into: &ready)
         }
     }
 
-    /// One round under the drive: the inbox, the sockets found ready and the timers. Returns the
-    /// events posted, when to wake at the latest, and whether the thread ends.
-    private func round(_ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer, poller: CurlPoller)
-        -> (events: [@Sendable () -> Void], wake: MonotonicTime, ends: Bool) {
+    /// One round under the drive: the inbox, the sockets found ready and the timers. Swaps the
+    /// events posted into `events` (empty, its storage kept, on the way in) and returns when to
+    /// wake at the latest, and whether the thread ends.
+    private func round(
+        _ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer, poller: CurlPoller, events: inout [@Sendable () -> Void]
+    ) -> (wake: MonotonicTime, ends: Bool) {
         let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
             defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }
             return (inbox.starts, inbox.cancels, inbox.resumes, inbox.isStopping)
@@ -343,8 +350,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         state.plannedWake = wake
         publishRunningCount()
-        let events = state.outbox
-        state.outbox = []
+        swap(&events, &state.outbox)
         let ends = isStopping && state.active.isEmpty
         if ends {
             state.isFinished = true
@@ -352,7 +358,7 @@ final class CurlLoop: @unchecked Sendable {
             idleHandles = []
             _ = jz_multi_cleanup(multi)
         }
-        return (events, wake, ends)
+        return (wake, ends)
     }
 }
 
