@@ -196,12 +196,7 @@ enum LoadedThroughput {
         return passed
     }
 
-    static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
+    static func median(_ values: [Double]) -> Double? { ContentBenchmark.median(values) }
 }
 
 /// Child processes that spin on the CPU until stopped: a loaded machine.

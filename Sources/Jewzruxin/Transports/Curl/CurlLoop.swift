@@ -56,15 +56,16 @@ final class CurlLoop: @unchecked Sendable {
     private let inbox = Locked(Inbox())
     /// Guards ``state``: held while calling into libcurl (module doc).
     private let drive = Locked(0)
-    /// Read and written only while ``drive`` is held.
-    private var state = Drive()
+    /// Read and written only while ``drive`` is held, which makes each access exclusive: not
+    /// checked again at run time.
+    @exclusivity(unchecked) private var state = Drive()
     /// How many transfers were running when the drive was last let go: read without it, by a thread
     /// deciding whether to start its transfer itself. (A lock of its own rather than an atomic:
     /// `Synchronization.Atomic` needs newer Apple systems than the package declares.)
     private let runningCount = Locked(0)
     /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
     /// resetting one. Under the drive.
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let idleHandleLimit = 32
     /// From how many transfers running a submitted transfer goes to the loop's thread, even when the
     /// drive is free.
@@ -182,7 +183,7 @@ final class CurlLoop: @unchecked Sendable {
     /// What was read from and sent on each kept connection's socket when its last transfer ended,
     /// for the next transfer on it to tell what it read itself (``CurlConnectionCheck``). Under the
     /// drive.
-    private var traffic: [Int32: CurlConnectionCheck.Traffic] = [:]
+    @exclusivity(unchecked) private var traffic: [Int32: CurlConnectionCheck.Traffic] = [:]
 
     /// What was read from and sent on `socket` when its last transfer ended, if known. Under the
     /// drive.

@@ -37,11 +37,11 @@ final class CurlPoller: @unchecked Sendable {
     /// a system call. One that turns ready while marked 0 (a server closing an idle connection) is
     /// taken out then (``isWanted(_:)``). A closed socket leaves the set by itself; when libcurl
     /// wants a socket again, it is changed, or added if it was closed meanwhile (its number reused).
-    private var wanted: [Int32: Int32] = [:]
+    @exclusivity(unchecked) private var wanted: [Int32: Int32] = [:]
     #else
     private let doorbell: Waker
     /// The sockets and what to watch them for; the loop's thread only.
-    private var watched: [Int32: Int16] = [:]
+    @exclusivity(unchecked) private var watched: [Int32: Int16] = [:]
     #endif
 
     /// A poller, or `nil` with the `errno` of what failed (no descriptor left, usually).
