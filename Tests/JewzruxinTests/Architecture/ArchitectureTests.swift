@@ -56,11 +56,22 @@ struct ArchitectureTests {
         #expect(importers.contains("Transports/Curl/CurlLibrary.swift"))
     }
 
-    @Test("only the engine's public suffix list imports the libpsl shim")
-    func publicSuffixShimStaysInTheEngine() throws {
+    @Test("only the transports' public suffix list imports the libpsl shim")
+    func publicSuffixShimStaysWithTheCookieJar() throws {
         let check = try LayerCheck(root: Self.moduleRoot)
         let importers = check.files.filter { $0.value.split(separator: "\n").contains("import CJewzruxinPublicSuffix") }.keys
-        #expect(Set(importers) == ["Engine/PublicSuffixList.swift"])
+        #expect(Set(importers) == ["Transports/Shared/PublicSuffixList.swift"])
+    }
+
+    @Test("what transports share is any transport's, and names no transport, feature or default")
+    func sharedByTransports() {
+        #expect(LayerCheck.may("Transports/Curl", use: "Transports/Shared"))
+        #expect(LayerCheck.may("Transports/Native", use: "Transports/Shared"))
+        #expect(!LayerCheck.may("Transports/Shared", use: "Transports/Curl"))
+        #expect(!LayerCheck.may("Engine", use: "Transports/Shared"))
+        #expect(!LayerCheck.may("Features/Retry", use: "Transports/Shared"))
+        #expect(!LayerCheck.may("Transports/Shared", use: "Features/Retry"))
+        #expect(LayerCheck.may("Defaults", use: "Transports/Shared"))
     }
 
     @Test("planted backward references are reported, each where it is")

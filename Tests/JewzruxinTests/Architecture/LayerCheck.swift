@@ -37,6 +37,8 @@ struct LayerCheck {
     }
 
     static let leaves: Set<String> = ["Support", "Text", "URITemplate"]
+    /// The folder of what every transport shares.
+    static let sharedByTransports = "Transports/Shared"
 
     /// Whether files of `user` may name what `owner` declares.
     static func may(_ user: String, use owner: String) -> Bool {
@@ -49,6 +51,9 @@ struct LayerCheck {
         case "Engine": return owner == "Model" || leaves.contains(owner)
         default:
             if owner == "Engine" || owner == "Model" || leaves.contains(owner) { return true }
+            // What every transport shares (the cookie jar, the message rules, the settings) is any
+            // transport's to use, and uses no transport itself.
+            if owner == sharedByTransports { return user.hasPrefix("Transports/") }
             // Features build on one another (a download uses the file writer); a transport knows no
             // feature and no other transport.
             return user.hasPrefix("Features/") && owner.hasPrefix("Features/")
