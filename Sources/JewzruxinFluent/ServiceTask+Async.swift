@@ -135,25 +135,20 @@ extension ServiceTask {
         defer { fence() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                add(Handler(kind: .always, place: .handlers(.inline)) { [self] outcome in
+                let resume: @Sendable (Result<T, any Error>) -> Void = { [self] result in
+                    fence()
+                    continuation.resume(with: result)
+                }
+                add(Handler(kind: .always, place: .handlers(.inline)) { outcome in
                     if let error = outcome.error {
                         let thrown: any Error
                         if case HTTPError.cancelled = error { thrown = CancellationError() } else { thrown = error }
-                        return .run {
-                            self.fence()
-                            continuation.resume(throwing: thrown)
-                        }
+                        return .run { resume(.failure(thrown)) }
                     }
                     let give: @Sendable () throws -> Void = {
-                        do {
-                            let value = try read(outcome.response)
-                            self.fence()
-                            continuation.resume(returning: value)
-                        } catch {
-                            self.fence()
-                            continuation.resume(throwing: error)
-                            throw error
-                        }
+                        let result = Result { try read(outcome.response) }
+                        resume(result)
+                        _ = try result.get()
                     }
                     guard reads(outcome.response) else { return .run(give) }
                     return .read {

@@ -38,15 +38,16 @@ import Darwin
 /// would have without the check.
 enum CurlConnectionCheck {
     /// The bytes read from a socket and sent on it (acknowledged) so far.
-    struct Traffic: Equatable {
+    struct Traffic {
         var read: UInt64
         var sent: UInt64
         /// A new connection's: the bytes acknowledged count its SYN.
         static let fresh = Traffic(read: 0, sent: 1)
     }
 
-    /// What was read from `socket` and sent on it so far; `nil` when the system doesn't say.
-    static func traffic(of socket: Int32) -> Traffic? {
+    /// What was read from `socket` and sent on it so far, given the bytes `waiting` to be read on
+    /// it; `nil` when the system doesn't say.
+    static func traffic(of socket: Int32, waiting: Int) -> Traffic? {
         #if os(Linux)
         // struct tcp_info (linux/tcp.h, Linux 4.1): tcpi_bytes_acked and tcpi_bytes_received, u64s
         // at offsets 120 and 128. On the stack: this runs once per transfer.
@@ -56,33 +57,11 @@ enum CurlConnectionCheck {
             let raw = UnsafeRawBufferPointer(info)
             return (raw.loadUnaligned(fromByteOffset: 120, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 128, as: UInt64.self))
         }
-        guard let counts, let waiting = pendingBytes(of: socket), counts.received >= UInt64(waiting) else { return nil }
+        guard let counts, counts.received >= UInt64(waiting) else { return nil }
         return Traffic(read: counts.received - UInt64(waiting), sent: counts.acked)
         #else
         return nil
         #endif
-    }
-
-    /// The local port `socket` is bound to; `nil` when the system doesn't say.
-    static func boundPort(of socket: Int32) -> Int? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let result = withUnsafeMutablePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        guard result == 0 else { return nil }
-        switch Int32(storage.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-            }
-        case AF_INET6:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
-            }
-        default:
-            return nil
-        }
     }
 
     /// The bytes waiting to be read on `socket`; `nil` when the system doesn't say.
@@ -112,19 +91,20 @@ enum CurlConnectionCheck {
         // may have used since. A local port that differs shows it.
         var localPort = 0
         if jz_easy_getinfo_long(easy, Int32(JZ_INFO_LOCAL_PORT), &localPort) == JZ_E_OK, localPort > 0,
-           let bound = boundPort(of: socket), bound != localPort {
+           let bound = SocketAddress({ getsockname(socket, $0, $1) })?.port, bound != localPort {
             return
         }
         var connects = 0
         _ = jz_easy_getinfo_long(easy, Int32(JZ_INFO_NUM_CONNECTS), &connects)
-        let now = traffic(of: socket)
-        var stray = (pendingBytes(of: socket) ?? 0) > 0
+        let waiting = pendingBytes(of: socket)
+        let now = waiting.flatMap { traffic(of: socket, waiting: $0) }
+        var stray = (waiting ?? 0) > 0
         if !stray, let now, let responseBytes, let before = connects > 0 ? Traffic.fresh : loop.traffic(of: socket),
            now.read >= before.read, now.sent >= before.sent, sentOnlyItsRequest(easy, bytes: now.sent - before.sent) {
             stray = now.read - before.read > responseBytes
         }
         if stray {
-                _ = shutdown(socket, Int32(SHUT_RDWR))
+            _ = shutdown(socket, Int32(SHUT_RDWR))
             loop.setTraffic(nil, of: socket)
         } else {
             loop.setTraffic(now, of: socket)

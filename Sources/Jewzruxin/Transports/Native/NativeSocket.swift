@@ -197,42 +197,9 @@ final class NativeSocket: @unchecked Sendable {
     /// The peer's address and port (`getpeername`) and ours (`getsockname`), IPv4 or IPv6; a value
     /// the system can't give is `nil`. Two system calls: read once per connection.
     func endpoints() -> Endpoints {
-        let remote = Self.address { getpeername(descriptor, $0, $1) }
-        let local = Self.address { getsockname(descriptor, $0, $1) }
-        return Endpoints(remoteAddress: remote?.host, remotePort: remote?.port, localAddress: local?.host, localPort: local?.port)
-    }
-
-    /// The numeric host and the port of the socket address `query` fills in.
-    private static func address(
-        _ query: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
-    ) -> (host: String, port: Int)? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &storage) { storage -> (host: String, port: Int)? in
-            guard storage.withMemoryRebound(to: sockaddr.self, capacity: 1, { query($0, &length) }) == 0 else { return nil }
-            switch Int32(storage.pointee.ss_family) {
-            case AF_INET:
-                return storage.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    numericHost(family: AF_INET, &address.pointee.sin_addr).map { ($0, Int(UInt16(bigEndian: address.pointee.sin_port))) }
-                }
-            case AF_INET6:
-                return storage.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    numericHost(family: AF_INET6, &address.pointee.sin6_addr).map { ($0, Int(UInt16(bigEndian: address.pointee.sin6_port))) }
-                }
-            default:
-                return nil
-            }
-        }
-    }
-
-    /// The text of an `in_addr` or `in6_addr` (`inet_ntop`).
-    private static func numericHost(family: Int32, _ address: UnsafeRawPointer) -> String? {
-        // INET6_ADDRSTRLEN, which an IPv4 address fits too.
-        let capacity = 46
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { text -> String? in
-            guard let base = text.baseAddress, inet_ntop(family, address, base, socklen_t(capacity)) != nil else { return nil }
-            return String(cString: base)
-        }
+        let remote = SocketAddress { getpeername(descriptor, $0, $1) }
+        let local = SocketAddress { getsockname(descriptor, $0, $1) }
+        return Endpoints(remoteAddress: remote?.numericHost, remotePort: remote?.port, localAddress: local?.numericHost, localPort: local?.port)
     }
 
     // MARK: Platform
