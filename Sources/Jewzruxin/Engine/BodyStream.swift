@@ -228,7 +228,7 @@ package final class BodyStream: ContentHandler, Sendable {
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            terminate()
+            terminate(fromCancellationHandler: true)
         }
     }
 
@@ -252,13 +252,18 @@ package final class BodyStream: ContentHandler, Sendable {
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            terminate()
+            terminate(fromCancellationHandler: true)
         }
     }
 
     /// The consumer went away or its task was cancelled: the buffer is dropped, the writer freed,
     /// and the run, if it still goes, cancelled.
-    func terminate() {
+    ///
+    /// From a task's cancellation handler, the run is cancelled on another thread: the handler runs
+    /// with the task's status locked, and cancelling the run waits for a content-handler call in
+    /// progress, which may be resuming this very task (``append(_:)``), which needs that lock: each
+    /// would wait for the other (seen under TSan, URLSession transport).
+    func terminate(fromCancellationHandler: Bool = false) {
         let (cycle, consumer, headWaiter, wakes) = state.withLock { s in
             s.terminated = true
             s.writerStopped = true
@@ -274,6 +279,11 @@ package final class BodyStream: ContentHandler, Sendable {
         if wakes { room.signal() }
         consumer?.resume(throwing: CancellationError())
         headWaiter?.resume(throwing: CancellationError())
-        cycle?.cancel(explicitly: false)
+        guard let cycle else { return }
+        if fromCancellationHandler {
+            DispatchQueue.global().async { cycle.cancel(explicitly: false) }
+        } else {
+            cycle.cancel(explicitly: false)
+        }
     }
 }
