@@ -45,7 +45,7 @@ let package = Package(
         // What the network suites share: running each test on every transport.
         .target(
             name: "JewzruxinTestSupport",
-            dependencies: ["Jewzruxin"],
+            dependencies: ["Jewzruxin", "JewzruxinPrimitives"],
             path: "Tests/JewzruxinTestSupport"
         ),
         .testTarget(

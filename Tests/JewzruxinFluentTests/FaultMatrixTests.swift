@@ -140,7 +140,7 @@ enum FluentAPI: String, Sendable, CaseIterable, CustomTestStringConvertible {
 /// handed to it so far (through its delivery: see `HTTPSession.drain()` in the core tests).
 private func settle(_ session: HTTPSession) async {
     await session.transfers.whenIdle()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    await withHandover { (continuation: Handover<Void, Never>) in
         session.delivery.enqueue { continuation.resume() }
     }
 }

@@ -87,7 +87,7 @@ final class Event: Sendable {
 
     /// Waits for the event: `true` once it has happened, `false` after `timeout` seconds without it.
     func wait(timeout: TimeInterval = eventTimeout) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        await withHandover { (continuation: Handover<Bool, Never>) in
             let resumed = Locked(false)
             let resume: @Sendable (Bool) -> Void = { value in
                 let first = resumed.withLock { done in

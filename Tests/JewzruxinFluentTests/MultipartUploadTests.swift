@@ -38,7 +38,7 @@ struct FluentMultipartUploadTests {
             #expect(report.parts.map(\.size) == [4, 50_000])
             #expect(!report.chunked)
             // Progress runs on the handler queue, before the completion the await resumes from.
-            await withCheckedContinuation { continuation in service.session.delegateQueue.addOperation { continuation.resume() } }
+            await withHandover { continuation in service.session.delegateQueue.addOperation { continuation.resume() } }
             #expect(sent.withLock { $0 } == length)
 
             let echoed = try await service.upload(multipart: form, to: "/inspect/", options: [.header("X-Trace", "1")]).json()

@@ -136,7 +136,7 @@ struct ResponseReadingTests {
             default: Task { if (try? await task.json()) != nil { ran.fire() } }
             }
             // Read on the delegate queue, the handler would be queued there before this marker.
-            let ranBeforeMarker = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let ranBeforeMarker = await withHandover { (continuation: Handover<Bool, Never>) in
                 session.delegateQueue.addOperation { continuation.resume(returning: ran.hasFired) }
             }
             #expect(!ranBeforeMarker)
@@ -164,7 +164,7 @@ struct ResponseReadingTests {
                 }
             #expect(await probe.started.wait())
             // The decoding is held: nothing after it has run, on q1 or elsewhere.
-            let seenOnQ1 = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+            let seenOnQ1 = await withHandover { (continuation: Handover<[String], Never>) in
                 q1.async { continuation.resume(returning: probe.recorder.all) }
             }
             #expect(seenOnQ1 == ["decode other"])

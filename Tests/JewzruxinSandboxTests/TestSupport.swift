@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JewzruxinSandbox
+import JewzruxinTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -83,7 +84,7 @@ enum TestSupport {
     /// Runs blocking `body` on a new thread and awaits its result, so blocking socket
     /// calls do not occupy the (small) cooperative thread pool.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withThrowingHandover { continuation in
             let thread = Thread {
                 do {
                     continuation.resume(returning: try body())

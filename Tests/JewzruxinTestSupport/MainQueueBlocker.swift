@@ -11,7 +11,7 @@ public final class MainQueueBlocker: Sendable {
     /// Blocks the main queue and returns once it is blocked.
     public static func block(limit: TimeInterval = 20) async -> MainQueueBlocker {
         let blocker = MainQueueBlocker()
-        await withCheckedContinuation { (blocked: CheckedContinuation<Void, Never>) in
+        await withHandover { (blocked: Handover<Void, Never>) in
             DispatchQueue.main.async {
                 blocked.resume()
                 _ = blocker.gate.wait(timeout: .now() + limit)

@@ -37,7 +37,7 @@ struct InteractiveTerminalTests {
         try await session(terminal)
         // Blocking waits go to a thread of their own: on 2 cores, a blocked cooperative thread or GCD
         // worker starves the other suites' tasks and timers.
-        let (status, modesAfter) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, tcflag_t), Never>) in
+        let (status, modesAfter) = await withHandover { (continuation: Handover<(Int32, tcflag_t), Never>) in
             Thread.detachNewThread {
                 let status = process.waitUntilExit()
                 let modes = terminal.localModes

@@ -81,7 +81,7 @@ enum PlaygroundExecutable {
         defer { if directory == nil { removeTemporaryDirectory(workingDirectory) } }
         // A thread of its own: the run blocks for its whole length, and a blocked GCD worker on 2
         // cores stalls the delegate queues and timers of the suites running alongside.
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await withThrowingHandover { continuation in
             Thread.detachNewThread {
                 do {
                     continuation.resume(returning: try runBlocking(

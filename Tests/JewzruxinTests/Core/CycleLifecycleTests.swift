@@ -129,7 +129,7 @@ struct CycleLifecycleTests {
             let session = makeSession()
             let url = try #require(URL(string: sandbox.string("/hello/")))
             session.delegateQueue.isSuspended = true
-            let inline = await withCheckedContinuation { (continuation: CheckedContinuation<(String?, Bool, Bool), Never>) in
+            let inline = await withHandover { (continuation: Handover<(String?, Bool, Bool), Never>) in
                 HTTPCycle(requestURL: url, session: session).startInline { cycle, error in
                     continuation.resume(returning: (cycle.response.text, error == nil, OperationQueue.current === session.delegateQueue))
                 }
@@ -147,7 +147,7 @@ struct CycleLifecycleTests {
                     order.withLock { $0.append("download \(text) \(OperationQueue.current === session.delegateQueue)") }
                 }
             }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withHandover { (continuation: Handover<Void, Never>) in
                 download.startInline { _, error in
                     order.withLock { $0.append("completion \(error == nil) \(OperationQueue.current === session.workerQueue)") }
                     continuation.resume()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Jewzruxin
+import JewzruxinTestSupport
 
 /// How the engine's handler calls reach a session's delegate queue (`HandlerDelivery`).
 @Suite("Delegate queue delivery")
@@ -13,7 +14,7 @@ struct HandlerDeliveryTests {
 
     /// Waits until `queue` has run everything added so far.
     private func drained(_ queue: OperationQueue) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             queue.addBarrierBlock { continuation.resume() }
         }
     }
@@ -24,7 +25,7 @@ struct HandlerDeliveryTests {
         let delivery = HandlerDelivery(queue: queue)
         let seen = Locked<(order: [Int], running: Int, overlapped: Bool, offQueue: Int)>(([], 0, false, 0))
         let total = 1_000
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             for index in 0..<total {
                 delivery.enqueue {
                     let onQueue = OperationQueue.current === queue
@@ -95,7 +96,7 @@ struct HandlerDeliveryTests {
         let delivery = HandlerDelivery(queue: OperationQueue.main)
         let seen = Locked<[Int]>([])
         let offMain = Locked(0)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             for index in 0..<20 {
                 delivery.enqueue {
                     if DispatchQueue.getSpecific(key: key) != "main" { offMain.withLock { $0 += 1 } }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Jewzruxin
+import JewzruxinTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -151,7 +152,7 @@ struct InterceptionStateMachineTests {
     func cancelBeforeRun() async {
         let task = InterceptionTask()
         task.cancel()
-        let sawCancel = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let sawCancel = await withHandover { (continuation: Handover<Bool, Never>) in
             task.run {
                 // Ends at once when the task is cancelled (as it should be), else after 10 s.
                 try? await Task.sleep(for: .seconds(10))

@@ -46,7 +46,7 @@ struct Outcome: Sendable {
 ///
 /// - Parameter start: Calls the API with the handler it is given and returns the cycle.
 func outcome(_ start: (@escaping HTTPCycle.CompletionHandler) throws -> HTTPCycle) async throws -> Outcome {
-    try await withCheckedThrowingContinuation { continuation in
+    try await withThrowingHandover { continuation in
         do {
             _ = try start { cycle, error in continuation.resume(returning: Outcome(cycle: cycle, error: error)) }
         } catch {
@@ -86,7 +86,7 @@ extension HTTPSession {
     /// would run before.
     func drain() async {
         await transfers.whenIdle()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             delivery.enqueue { continuation.resume() }
         }
     }

@@ -111,9 +111,9 @@ final class HTTP2PipeServer: Sendable {
 
         let state = Locked(Exchange())
         let finished = DispatchSemaphore(value: 0)
-        let waiting = Locked<CheckedContinuation<Int?, Never>?>(nil)
+        let waiting = Locked<Handover<Int?, Never>?>(nil)
         let announce: @Sendable (Int?) -> Void = { port in waiting.withLock { $0.take() }?.resume(returning: port) }
-        let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+        let port = await withHandover { (continuation: Handover<Int?, Never>) in
             waiting.withLock { $0 = continuation }
             Thread.detachNewThread {
                 var conversation = Conversation(reader: Reader(descriptor: output.0), input: input.0, body: body, state: state)
@@ -130,7 +130,7 @@ final class HTTP2PipeServer: Sendable {
             watchdog.cancel()
             process.send(SIGKILL)
             _ = await exitStatus(of: process, timeout: 5)
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withHandover { (continuation: Handover<Void, Never>) in
                 Thread.detachNewThread {
                     _ = finished.wait(timeout: .now() + 5)
                     continuation.resume()

@@ -189,7 +189,7 @@ final class StressTracker: Sendable {
         var observations: [StressObservation] = []
         /// For cancels: whether the cancel found the run in progress.
         var cancelWon: Bool?
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: Handover<Void, Never>?
         /// The wait gave up at the deadline.
         var timedOut = false
 
@@ -224,7 +224,7 @@ final class StressTracker: Sendable {
     }
 
     private func update(_ index: Int, _ change: (inout Entry) -> Void) {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { s -> Handover<Void, Never>? in
             change(&s.entries[index])
             guard s.entries[index].isSatisfied else { return nil }
             defer { s.entries[index].waiter = nil }
@@ -235,7 +235,7 @@ final class StressTracker: Sendable {
 
     /// Waits until `index` has all its completions, or until ``expire()``.
     func wait(for index: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             let ready = state.withLock { s -> Bool in
                 if s.entries[index].isSatisfied { return true }
                 if s.expired {
@@ -251,9 +251,9 @@ final class StressTracker: Sendable {
 
     /// The deadline has passed: every wait, now and later, gives up.
     func expire() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { s -> [Handover<Void, Never>] in
             s.expired = true
-            var waiters: [CheckedContinuation<Void, Never>] = []
+            var waiters: [Handover<Void, Never>] = []
             for index in s.entries.indices {
                 guard let waiter = s.entries[index].waiter else { continue }
                 s.entries[index].waiter = nil
@@ -270,14 +270,14 @@ final class StressTracker: Sendable {
 
 /// Whether `body` finishes within `seconds` (it goes on in the background if it doesn't).
 func finishes(within seconds: TimeInterval, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    let slot = Locked<CheckedContinuation<Bool, Never>?>(nil)
+    let slot = Locked<Handover<Bool, Never>?>(nil)
     let finish: @Sendable (Bool) -> Void = { value in
         slot.withLock { slot in
             defer { slot = nil }
             return slot
         }?.resume(returning: value)
     }
-    return await withCheckedContinuation { continuation in
+    return await withHandover { continuation in
         slot.withLock { $0 = continuation }
         Task {
             await body()

@@ -40,7 +40,7 @@ func exitStatus(of process: ChildProcess, timeout: TimeInterval) async -> Int32?
         process.send(SIGKILL)
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+    let status = await withHandover { (continuation: Handover<Int32, Never>) in
         Thread.detachNewThread { continuation.resume(returning: process.waitUntilExit()) }
     }
     timer.cancel()
@@ -116,10 +116,10 @@ func withWWWServer(
     // Silent for 20 s: killed, so its output ends and no port is announced.
     let silence = DispatchWorkItem { server.send(SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: silence)
-    let waiting = Locked<CheckedContinuation<Int?, Never>?>(nil)
+    let waiting = Locked<Handover<Int?, Never>?>(nil)
     let announce: @Sendable (Int?) -> Void = { port in waiting.withLock { $0.take() }?.resume(returning: port) }
     var collected: PipeCollector?
-    let port = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+    let port = await withHandover { (continuation: Handover<Int?, Never>) in
         waiting.withLock { $0 = continuation }
         // Read on to the end even after the port is known, so the server never blocks on a full pipe.
         let collector = PipeCollector(output, trigger: { acceptedPort(in: $0) != nil }) { announce(acceptedPort(in: $0)) }

@@ -79,7 +79,7 @@ func routeCounter(_ sandbox: Sandbox) -> RequestLog {
 final class RequestLog: Sendable {
     private struct State {
         var queries: [String] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(count: Int, continuation: Handover<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -96,7 +96,7 @@ final class RequestLog: Sendable {
     }
 
     func record(_ query: String) {
-        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { s -> [Handover<Void, Never>] in
             s.queries.append(query)
             let count = s.queries.count
             let ready = s.waiters.filter { $0.count <= count }.map(\.continuation)
@@ -110,7 +110,7 @@ final class RequestLog: Sendable {
 
     /// Returns once `count` requests have arrived.
     func waitUntil(count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withHandover { (continuation: Handover<Void, Never>) in
             let arrived = state.withLock { s -> Bool in
                 guard s.queries.count < count else { return true }
                 s.waiters.append((count, continuation))

@@ -170,7 +170,7 @@ struct CurlTransportTests {
             }
 
             let url = sandbox.string("/hello/")
-            let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let status = await withHandover { (continuation: Handover<Int, Never>) in
                 loop.holdingDrive {
                     do {
                         try HTTPCycle.get(url, session: session) { cycle, error in
