@@ -11,8 +11,8 @@ enum LoadedThroughput {
     static var defaultRounds: Int { Settings.quick ? 1 : 3 }
 
     /// The clients of each server: the peers, the floor and the library's rows.
-    static let httpsClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONCurl, .serviceJSONCurlInline]
-    static let httpClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONNative, .serviceJSONCurl]
+    static let httpsClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONCurl, .serviceJSONCurlOneLoop, .serviceJSONCurlInline]
+    static let httpClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONNative, .serviceJSONCurl, .serviceJSONCurlOneLoop]
 
     /// Issue 30's targets under load: https `responseJSON` on curl ≥ 1.5× AsyncHTTPClient with CPU
     /// per request ≤ 1.25× its quiet figure; native http ≥ 0.75× the floor.

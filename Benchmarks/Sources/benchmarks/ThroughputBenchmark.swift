@@ -87,12 +87,13 @@ enum ThroughputBenchmark {
             cycleNative, serviceJSONNative, serviceJSONAsyncNative, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl,
             serviceJSONURLSession, libcurlDirect,
             serviceJSONNativeInline, serviceJSONNativeDispatch, serviceJSONCurlInline, serviceJSONCurlDispatch,
+            serviceJSONCurlOneLoop,
         ]
 
         /// The clients measured over https: native has no TLS (its session sends https to URLSession).
         static let https: [Client] = [
             urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl, asyncHTTPClient, libcurlDirect,
-            serviceJSONCurlInline, serviceJSONCurlDispatch,
+            serviceJSONCurlInline, serviceJSONCurlDispatch, serviceJSONCurlOneLoop,
         ]
 
         /// `URLSession.dataTask(with:completionHandler:)`, handler on a serial queue: the baseline.
@@ -166,6 +167,13 @@ enum ThroughputBenchmark {
         static let serviceJSONCurlDispatch = Client(
             "ws-json-curl-dispatch", "WebService.GET.responseJSON, curl, handlers on a DispatchQueue", .library, main: true,
             makeRunner: serviceRunner(.json, session: delivering(dispatchHandlers, curlSession)))
+
+        /// `WebService.GET(path).responseJSON` on the curl transport held to one loop thread
+        /// (`maximumLoops = 1`), as it was before transfers spread over loops: the structural
+        /// change measured in the same run.
+        static let serviceJSONCurlOneLoop = Client(
+            "ws-json-curl-1loop", "WebService.GET.responseJSON, curl, one loop", .library, main: true,
+            makeRunner: serviceRunner(.json, session: curlOneLoopSession))
 
         /// libcurl called directly from C on one thread, its multi interface, the same connection
         /// limit and HTTP versions as the curl transport: the floor under the curl rows.

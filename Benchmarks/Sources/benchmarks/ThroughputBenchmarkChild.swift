@@ -315,6 +315,13 @@ extension ThroughputBenchmark {
         HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl)
     }
 
+    /// The curl session with one loop thread for all its transfers.
+    @Sendable static func curlOneLoopSession() -> HTTPSession {
+        var options = CurlTransport.Options()
+        options.maximumLoops = 1
+        return HTTPSession(configuration: libraryConfiguration, delegateQueue: serialQueue("benchmarks.delegate"), transport: .curl(options))
+    }
+
     /// `session` with its handlers run at `place`: the delivery modes side by side.
     @Sendable static func delivering(_ place: @escaping @Sendable () -> HandlerQueue, _ session: @escaping @Sendable () -> HTTPSession) -> @Sendable () -> HTTPSession {
         {

@@ -157,10 +157,13 @@ struct CurlTransportTests {
     func startsOnTheCallingThread() async throws {
         try await withSandbox { sandbox in
             let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl)
-            let loop = try #require((session.transport as? CurlTransport)?.runningLoop)
             for _ in 0..<5 {
                 #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
             }
+            // One after another, the requests all went to the first loop.
+            let group = try #require((session.transport as? CurlTransport)?.loopGroup)
+            #expect(group.startedLoops == 1)
+            let loop = try #require(group.firstLoop)
             let free = loop.startCounts()
             #expect(free.here + free.onLoop == 5)
             // The loop's thread takes the drive only for a round of events, rarely just as a request
@@ -240,6 +243,47 @@ struct CurlTransportTests {
             #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
             try await burst()
             #expect(sandbox.acceptedConnectionCount == opened, "the second burst opened connections again")
+        }
+    }
+
+    @Test("the per-host limit is shared out between the loops: never more than the limit in all")
+    func loopShares() {
+        #expect(CurlLoopGroup.shares(of: 6, loops: 2) == [3, 3])
+        #expect(CurlLoopGroup.shares(of: 5, loops: 2) == [3, 2])
+        #expect(CurlLoopGroup.shares(of: 7, loops: 4) == [2, 2, 2, 1])
+        #expect(CurlLoopGroup.shares(of: 2, loops: 4) == [1, 1])
+        #expect(CurlLoopGroup.shares(of: 1, loops: 4) == [1])
+        #expect(CurlLoopGroup.shares(of: 6, loops: 1) == [6])
+    }
+
+    @Test("requests one after another stay on one loop and one connection; side by side they spread, within the limit")
+    func loopsSpreadWithinTheLimit() async throws {
+        try await withSandbox { sandbox in
+            var options = CurlTransport.Options()
+            options.maximumLoops = 2
+            options.maximumConnectionsPerHost = 3
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl(options))
+            for _ in 0..<6 {
+                #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
+            }
+            let group = try #require((session.transport as? CurlTransport)?.loopGroup)
+            #expect(group.shares == [2, 1])
+            #expect(group.startedLoops == 1)
+            #expect(sandbox.acceptedConnectionCount == 1)
+
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for index in 0..<24 {
+                    tasks.addTask {
+                        let cycle = try await HTTPCycle.get(
+                            sandbox.string("/echo/"), parameters: ["content": "\(index)", "delay": "0.02"], session: session)
+                        #expect(cycle.response.text == "\(index)")
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            #expect(group.startedLoops == 2)
+            // The first loop's connection, one more of its own, and one of the second's.
+            #expect(sandbox.acceptedConnectionCount <= 3)
         }
     }
 

@@ -30,6 +30,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     private let events: HTTPTransferEvents
     private let settings: CurlTransport.Settings
     private let loop: CurlLoop
+    /// The group the loop belongs to, told when the transfer ends, and the loop's place in it.
+    private let group: CurlLoopGroup
+    private let loopIndex: Int
     private let flags = Locked(Flags())
     private let timeout: TimeInterval
 
@@ -62,14 +65,20 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     @exclusivity(unchecked) private var connectionAuthentication: CurlConnectionAuthentication?
 
     init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
-         settings: CurlTransport.Settings, loop: CurlLoop) {
+         settings: CurlTransport.Settings, group: CurlLoopGroup) {
         self.request = request
         self.url = url
         self.upload = upload
         self.events = events
         self.settings = settings
-        self.loop = loop
+        (loop, loopIndex) = group.assign()
+        self.group = group
         self.timeout = settings.shared.timeout(for: request.core)
+    }
+
+    deinit {
+        // Made and let go without ever running: its loop counts it no more.
+        if !flags.withLock({ $0.reported }) { group.ended(on: loopIndex) }
     }
 
     func resume() {
@@ -96,7 +105,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     /// Marks the end reported: `true` for the first caller only, which reports it.
     private func markReported() -> Bool {
-        flags.withLock { flags in defer { flags.reported = true }; return !flags.reported }
+        let first = flags.withLock { flags in defer { flags.reported = true }; return !flags.reported }
+        // Ended: the next transfer may go to this loop, and reuse the connection.
+        if first { group.ended(on: loopIndex) }
+        return first
     }
 
     // MARK: Under the loop's drive

@@ -33,9 +33,12 @@ import FoundationNetworking
 /// received: `Content-Encoding`, and a `Content-Length` that counts the encoded bytes. A body in a
 /// coding it can't decode (unknown, or its library missing) reaches the content handler as sent.
 ///
-/// Each transport runs one thread with one `curl_multi` handle for all its transfers: the
-/// connections it keeps open are shared by the requests to the same host, at most
-/// ``HTTPSession/Configuration/httpMaximumConnectionsPerHost`` at a time. The head and the first
+/// Each transport runs its transfers on a few threads (``Options/maximumLoops``: one per processor,
+/// at most four), each with one `curl_multi` handle and the connections it keeps open, shared by the
+/// requests to the same host. Requests one after another stay on the first thread and reuse its
+/// connections; requests side by side spread over the threads, a second one starting only then.
+/// At most ``HTTPSession/Configuration/httpMaximumConnectionsPerHost`` connections to a host are
+/// open at a time, the limit shared out between the threads. The head and the first
 /// 256 KiB of a body reach the cycle's content handler on that thread, as they are read; the rest of
 /// a larger body goes through a queue of the transfer's own, so that a slow handler holds up its own
 /// transfer only. When 1 MiB waits for the handler, the transfer is paused (libcurl stops reading
@@ -59,6 +62,11 @@ public final class CurlTransport: HTTPTransport {
         /// The most connections to one host at once; `nil` for the configuration's
         /// `httpMaximumConnectionsPerHost`.
         public var maximumConnectionsPerHost: Int?
+        /// The most threads the transport runs transfers on, each with connections of its own;
+        /// `nil` for one per processor, at most four. Fewer when ``maximumConnectionsPerHost``
+        /// (or the configuration's limit) is lower: the limit is shared out between them. A second
+        /// thread starts only once two transfers run at the same time.
+        public var maximumLoops: Int?
 
         /// The default options.
         public init() {}
@@ -68,7 +76,7 @@ public final class CurlTransport: HTTPTransport {
     public let options: Options
     let settings: Settings
     private let takesSessionConfiguration: Bool
-    private let loop: Result<CurlLoop, CurlLibraryError>
+    private let loops: Result<CurlLoopGroup, CurlLibraryError>
 
     /// A curl transport with its own configuration.
     ///
@@ -86,18 +94,19 @@ public final class CurlTransport: HTTPTransport {
         let settings = Settings(configuration, options: options, library: try? library.get())
         self.settings = settings
         // A transport only there to be configured by its session never runs a transfer itself.
-        self.loop = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { library in
+        self.loops = takesSessionConfiguration ? .failure(.unavailable(reason: "not configured")) : library.map { library in
             // A libcurl that resolves names on the thread that drives it would block a caller's
             // thread on DNS: then only the loop's thread starts transfers (the loop also checks its
             // poller allows it).
-            CurlLoop(
+            CurlLoopGroup(
+                loopCount: max(1, options.maximumLoops ?? CurlLoopGroup.defaultLoopCount),
                 maximumConnectionsPerHost: settings.shared.maximumConnectionsPerHost,
                 startsOnCallingThread: library.features.contains(.asynchronousDNS))
         }
     }
 
     deinit {
-        if case .success(let loop) = loop { loop.stop() }
+        if case .success(let loops) = loops { loops.stop() }
     }
 
     /// A curl transport with default options, taking the configuration of the session it is given
@@ -113,8 +122,8 @@ public final class CurlTransport: HTTPTransport {
         CurlTransport(configuration: HTTPSession.Configuration(), options: options, takesSessionConfiguration: true)
     }
 
-    /// The loop running its transfers, if it has one: for tests.
-    var runningLoop: CurlLoop? { try? loop.get() }
+    /// The loops running its transfers, if it has them: for tests.
+    var loopGroup: CurlLoopGroup? { try? loops.get() }
 
     /// `http` and `https`.
     public var schemes: Set<String>? { ["http", "https"] }
@@ -130,18 +139,18 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
-        switch loop {
+        switch loops {
         case .failure(let error):
             return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
                 NSLocalizedDescriptionKey: error.description, NSUnderlyingErrorKey: error,
             ]), events: events)
-        case .success(let loop):
+        case .success(let group):
             guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
                     NSLocalizedDescriptionKey: "The curl transport can't send a request to \(request.url?.absoluteString ?? "no URL").",
                 ]), events: events)
             }
-            return CurlTransfer(request: request, url: url, upload: upload, events: events, settings: settings, loop: loop)
+            return CurlTransfer(request: request, url: url, upload: upload, events: events, settings: settings, group: group)
         }
     }
 }
