@@ -164,6 +164,8 @@ public final class ServiceTask: Sendable {
         /// A Swift task awaits the outcome (an async twin was the first to ask for it): the cycle's
         /// progress handlers then don't wait for the main queue unless asked.
         var isAwaited = false
+        /// The Swift task running the cycle in place of its own run (``start(driving:)``).
+        var driver: Task<Void, Never>?
     }
 
     private enum Lifecycle {
@@ -229,7 +231,10 @@ public final class ServiceTask: Sendable {
                 return (nil, false)
             }
         }
-        if cancelsCycle { cycle?.cancel(explicitly: false) }
+        if cancelsCycle {
+            cycle?.cancel(explicitly: false)
+            state.withLock { $0.driver }?.cancel()
+        }
         // Called by the user, from anywhere: the handlers go to their queues.
         run(stage(of: step), on: nil)
     }
@@ -287,6 +292,30 @@ public final class ServiceTask: Sendable {
         }
         // A cancel that came between the change of state and the start found nothing to cancel.
         if state.withLock({ $0.cancelRequested }) { cycle.cancel(explicitly: false) }
+    }
+
+    /// Sends the request by running `drive` in a Swift task of its own, in place of the cycle's own
+    /// run: the outcome is the error `drive` returns, `nil` for none, with the cycle's response.
+    /// For a run made of several of the cycle's (an event stream that reconnects). A ``cancel()``
+    /// cancels the cycle's run and the Swift task; the outcome is then `HTTPError.cancelled`.
+    func start(driving drive: @escaping @Sendable (HTTPCycle) async -> (any Error)?) {
+        let starts = state.withLock { s -> Bool in
+            guard s.lifecycle == .idle else { return false }
+            s.lifecycle = .started
+            return true
+        }
+        guard starts, let cycle else { return }
+        let box = Locked<ServiceTask?>(self)
+        let driver = Task {
+            var error = await drive(cycle)
+            if Task.isCancelled || error is CancellationError { error = HTTPError.cancelled }
+            box.withLock { $0.take() }?.finish(response: cycle.response, error: error)
+        }
+        let cancelled = state.withLock { s -> Bool in
+            s.driver = driver
+            return s.cancelRequested
+        }
+        if cancelled { driver.cancel() }
     }
 
     /// Changes the cycle before the request goes: its timeouts, content handler, processors…
@@ -375,7 +404,7 @@ public final class ServiceTask: Sendable {
 
     /// Where a handler added with `queue` runs: there, else where the cycle's handlers run (its
     /// handler queue, else the session's), as they are now.
-    private func place(_ queue: HandlerQueue?) -> Place {
+    func place(_ queue: HandlerQueue?) -> Place {
         .handlers(session.delivery(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue))
     }
 

@@ -20,6 +20,9 @@ import Foundation
 // | any            | /image/F     | width (8), height (6)              | a png, jpeg, gif or svg; Sandbox+Images |
 // | any            | /range/N     | key validator change ignore_range  | N pattern bytes with Range, If-Range,   |
 // |                |              | drop_after drip_ms                 | 206/416; see Sandbox+Range.swift        |
+// | any            | /events/     | n per drop retry bom eol chunk     | server-sent events, resumed from        |
+// |                |              | drip_ms                            | Last-Event-ID; see Sandbox+Events.swift |
+// | any            | /stream/N    | chunk                              | N JSON lines (httpbin), chunked         |
 //
 // Authentication (user `test`, password `12345`): /hello_with_basic_auth/,
 // /hello_with_basic_auth_norealm/ and /digest_auth/<qop>/<algorithm>/; see Sandbox+Auth.swift.
@@ -67,6 +70,7 @@ extension Sandbox {
         registerConnectionAuthEndpoints(on: core)
         registerFaultEndpoints(on: core)
         registerRangeEndpoint(on: core)
+        registerStreamEndpoints(on: core)
     }
 
     /// Turns a throwing endpoint into a handler that answers parameter errors with 400.

@@ -27,17 +27,6 @@ private final class EndRecorder: HTTPEventMonitor {
     }
 }
 
-/// Waits until `condition` holds, for a change nothing announces (a socket closed on the other
-/// side), checking every few milliseconds (at most `timeout`).
-private func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        guard Date() < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 @Suite("Body streams and progress sequences", .onEveryTransport)
 struct ByteStreamTests {
     @Test("the bytes arrive complete and in order, the head first", arguments: ["", "?chunked=1"])

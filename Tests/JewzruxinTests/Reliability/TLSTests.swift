@@ -521,9 +521,21 @@ struct TLSTests {
         #expect(urlError.code == .serverCertificateUntrusted)
     }
 
+    @Test("a body cut short and a reset are networkConnectionLost, as on the other transports", arguments: [
+        "transfer closed with 50000 bytes remaining to read", "transfer closed with outstanding read data remaining",
+        "Recv failure: Connection reset by peer", "Send failure: Broken pipe",
+    ])
+    func lostConnection(message: String) {
+        let original = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: message])
+        guard case HTTPError.transport(let mapped) = HTTPCycle.mapTransportError(URLSessionTransport.reportedError(original)) else {
+            Issue.record("not a transport error")
+            return
+        }
+        #expect(mapped.code == .networkConnectionLost)
+        #expect((mapped.userInfo[NSLocalizedDescriptionKey] as? String)?.hasSuffix(message) == true)
+    }
+
     @Test("other -1 errors, and other codes with a certificate message, are left as they are", arguments: [
-        (URLError.Code.unknown, "transfer closed with 50000 bytes remaining to read"),
-        (URLError.Code.unknown, "Recv failure: Connection reset by peer"),
         (URLError.Code.unknown, "SSL_ERROR_SYSCALL in connection to 127.0.0.1:443"),
         (URLError.Code.unknown, ""),
         (URLError.Code.secureConnectionFailed, "SSL certificate problem: self-signed certificate"),

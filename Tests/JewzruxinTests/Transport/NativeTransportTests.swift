@@ -30,17 +30,6 @@ private func urlErrorCode(_ error: (any Error)?) -> URLError.Code? {
     return nil
 }
 
-/// Waits until `condition` holds, checking as events happen elsewhere (at most `timeout`).
-private func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        guard Date() < deadline else { return false }
-        await Task.yield()
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 @Suite("Native transport: connections, limits, timeouts, cancellation")
 struct NativeTransportTests {
     @Test("`.native` takes the session's configuration; a configured one keeps its own")

@@ -13,8 +13,31 @@ extension URLSessionTransport {
     /// report it (``ResponseDecodingError``), anything else unchanged.
     static func reportedError(_ error: any Error) -> any Error {
         guard let urlError = URLError(bridging: error) else { return error }
-        return untrustedCertificateError(urlError) ?? refusedResponseError(urlError) ?? error
+        return untrustedCertificateError(urlError) ?? refusedResponseError(urlError) ?? truncatedBodyError(urlError) ?? error
     }
+
+    /// `error` as `networkConnectionLost`, as the other transports report a body cut short or a
+    /// connection reset (the curl transport maps libcurl's `CURLE_PARTIAL_FILE`, `CURLE_RECV_ERROR`
+    /// and `CURLE_SEND_ERROR` so), when it is FoundationNetworking's report of one: code `unknown`
+    /// (-1) with libcurl's "transfer closed with … remaining", "Recv failure" or "Send failure"
+    /// message; `nil` for anything else. A caller that reconnects on a lost connection (an event stream)
+    /// then does so on every transport.
+    static func truncatedBodyError(_ error: URLError) -> URLError? {
+        guard error.code == .unknown else { return nil }
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let messages = [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
+        guard let message = messages.compactMap({ $0 }).first(where: { message in
+            lostConnectionMessages.contains { message.hasPrefix($0) }
+        }) else { return nil }
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "The connection was lost: \(message)", NSUnderlyingErrorKey: error as NSError,
+        ]
+        if let url = error.failingURL { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
+
+    /// The beginnings of libcurl's messages for a connection lost mid-transfer.
+    static let lostConnectionMessages = ["transfer closed with", "Recv failure:", "Send failure:"]
 
     /// `error` as ``ResponseDecodingError`` words it, when libcurl's message behind it says it
     /// refused the response; `nil` for anything else.
