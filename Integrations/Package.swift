@@ -1,0 +1,52 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Bridges from Jewzruxin to the server ecosystem's packages. A package of its own, so that the
+// library's Package.swift keeps no dependency: an app adds the one product it wants from here.
+let package = Package(
+    name: "JewzruxinIntegrations",
+    products: [
+        // A ClientTransport for swift-openapi-runtime: a generated client over an HTTPSession.
+        .library(name: "JewzruxinOpenAPI", targets: ["JewzruxinOpenAPI"]),
+        // Conversions to and from swift-http-types, and a session call that takes and returns them.
+        .library(name: "JewzruxinHTTPTypes", targets: ["JewzruxinHTTPTypes"]),
+    ],
+    dependencies: [
+        .package(name: "Jewzruxin", path: ".."),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "JewzruxinHTTPTypes",
+            dependencies: [
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "JewzruxinOpenAPI",
+            dependencies: [
+                "JewzruxinHTTPTypes",
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // One test target for the products (one link instead of five), a folder per product.
+        // The OpenAPI client in it was generated once and committed (see Generated/README.md), so
+        // no generator or plugin is built here.
+        .testTarget(
+            name: "JewzruxinIntegrationsTests",
+            dependencies: [
+                "JewzruxinOpenAPI", "JewzruxinHTTPTypes",
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "JewzruxinSandbox", package: "Jewzruxin"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["OpenAPI/Generated/openapi.yaml", "OpenAPI/Generated/openapi-generator-config.yaml", "OpenAPI/Generated/README.md"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
