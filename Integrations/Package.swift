@@ -5,16 +5,21 @@ import PackageDescription
 // library's Package.swift keeps no dependency: an app adds the one product it wants from here.
 let package = Package(
     name: "JewzruxinIntegrations",
+    // Mutex (Synchronization) guards the monitors' state; on Linux it is always there.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         // A ClientTransport for swift-openapi-runtime: a generated client over an HTTPSession.
         .library(name: "JewzruxinOpenAPI", targets: ["JewzruxinOpenAPI"]),
         // Conversions to and from swift-http-types, and a session call that takes and returns them.
         .library(name: "JewzruxinHTTPTypes", targets: ["JewzruxinHTTPTypes"]),
+        // An event monitor that logs through a swift-log Logger.
+        .library(name: "JewzruxinLogging", targets: ["JewzruxinLogging"]),
     ],
     dependencies: [
         .package(name: "Jewzruxin", path: ".."),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -33,17 +38,26 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // One test target for the products (one link instead of five), a folder per product.
+        .target(
+            name: "JewzruxinLogging",
+            dependencies: [
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // One test target for the five products (one link instead of five), a folder per product.
         // The OpenAPI client in it was generated once and committed (see Generated/README.md), so
         // no generator or plugin is built here.
         .testTarget(
             name: "JewzruxinIntegrationsTests",
             dependencies: [
-                "JewzruxinOpenAPI", "JewzruxinHTTPTypes",
+                "JewzruxinOpenAPI", "JewzruxinHTTPTypes", "JewzruxinLogging",
                 .product(name: "Jewzruxin", package: "Jewzruxin"),
                 .product(name: "JewzruxinSandbox", package: "Jewzruxin"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["OpenAPI/Generated/openapi.yaml", "OpenAPI/Generated/openapi-generator-config.yaml", "OpenAPI/Generated/README.md"]
         ),
