@@ -14,12 +14,15 @@ let package = Package(
         .library(name: "JewzruxinHTTPTypes", targets: ["JewzruxinHTTPTypes"]),
         // An event monitor that logs through a swift-log Logger.
         .library(name: "JewzruxinLogging", targets: ["JewzruxinLogging"]),
+        // An event monitor that records OpenTelemetry's HTTP client metrics through swift-metrics.
+        .library(name: "JewzruxinMetrics", targets: ["JewzruxinMetrics"]),
     ],
     dependencies: [
         .package(name: "Jewzruxin", path: ".."),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -45,19 +48,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "JewzruxinMetrics",
+            dependencies: [
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         // One test target for the five products (one link instead of five), a folder per product.
         // The OpenAPI client in it was generated once and committed (see Generated/README.md), so
         // no generator or plugin is built here.
         .testTarget(
             name: "JewzruxinIntegrationsTests",
             dependencies: [
-                "JewzruxinOpenAPI", "JewzruxinHTTPTypes", "JewzruxinLogging",
+                "JewzruxinOpenAPI", "JewzruxinHTTPTypes", "JewzruxinLogging", "JewzruxinMetrics",
                 .product(name: "Jewzruxin", package: "Jewzruxin"),
                 .product(name: "JewzruxinSandbox", package: "Jewzruxin"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             exclude: ["OpenAPI/Generated/openapi.yaml", "OpenAPI/Generated/openapi-generator-config.yaml", "OpenAPI/Generated/README.md"]
         ),
