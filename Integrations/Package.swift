@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "JewzruxinLogging", targets: ["JewzruxinLogging"]),
         // An event monitor that records OpenTelemetry's HTTP client metrics through swift-metrics.
         .library(name: "JewzruxinMetrics", targets: ["JewzruxinMetrics"]),
+        // Spans per request and per attempt through swift-distributed-tracing, the context injected.
+        .library(name: "JewzruxinTracing", targets: ["JewzruxinTracing"]),
     ],
     dependencies: [
         .package(name: "Jewzruxin", path: ".."),
@@ -23,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(
@@ -55,13 +58,20 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        .target(
+            name: "JewzruxinTracing",
+            dependencies: [
+                .product(name: "Jewzruxin", package: "Jewzruxin"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         // One test target for the five products (one link instead of five), a folder per product.
         // The OpenAPI client in it was generated once and committed (see Generated/README.md), so
         // no generator or plugin is built here.
         .testTarget(
             name: "JewzruxinIntegrationsTests",
             dependencies: [
-                "JewzruxinOpenAPI", "JewzruxinHTTPTypes", "JewzruxinLogging", "JewzruxinMetrics",
+                "JewzruxinOpenAPI", "JewzruxinHTTPTypes", "JewzruxinLogging", "JewzruxinMetrics", "JewzruxinTracing",
                 .product(name: "Jewzruxin", package: "Jewzruxin"),
                 .product(name: "JewzruxinSandbox", package: "Jewzruxin"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -70,6 +80,8 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             exclude: ["OpenAPI/Generated/openapi.yaml", "OpenAPI/Generated/openapi-generator-config.yaml", "OpenAPI/Generated/README.md"]
         ),
