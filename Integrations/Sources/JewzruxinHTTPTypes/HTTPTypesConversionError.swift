@@ -16,6 +16,7 @@ public enum HTTPTypesConversionError: Error, Sendable, Hashable, CustomStringCon
     /// arrived), or a status outside `100...999`.
     case invalidStatus(Int?)
 
+    /// What couldn't be converted, in a sentence.
     public var description: String {
         switch self {
         case .missingURL: "the request has no URL (scheme, authority and path)"

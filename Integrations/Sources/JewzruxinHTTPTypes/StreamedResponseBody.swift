@@ -9,6 +9,7 @@ import Jewzruxin
 /// dropping the sequence, or cancelling the task that iterates it cancels the request. The body of
 /// any other status arrived whole before the call returned, and comes as one chunk.
 public struct StreamedResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as it arrived.
     public typealias Element = Data
 
     private enum Source: Sendable {
@@ -35,6 +36,7 @@ public struct StreamedResponseBody: AsyncSequence, Sendable {
         expectedLength = Int64(data.count)
     }
 
+    /// An iterator over the chunks; the body can be iterated once.
     public func makeAsyncIterator() -> AsyncIterator {
         switch source {
         case .stream(let bytes): AsyncIterator(stream: bytes.makeAsyncIterator(), whole: nil)

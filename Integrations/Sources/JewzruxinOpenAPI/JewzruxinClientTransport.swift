@@ -154,6 +154,7 @@ public enum JewzruxinClientTransportError: Error, Sendable, Hashable, CustomStri
     /// The server URL and the operation's path don't make a URL.
     case invalidURL(baseURL: String, path: String)
 
+    /// Why the request wasn't sent, in a sentence.
     public var description: String {
         switch self {
         case .requestBodyTooLarge(let limit):
