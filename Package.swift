@@ -37,6 +37,8 @@ let package = Package(
             dependencies: ["Jewzruxin", "JewzruxinSandbox", "JewzruxinPrimitives"],
             path: "Playground-CLI/Sources/PlaygroundKit"
         ),
+        // The README's first example as a program: `swift run quickstart`.
+        .executableTarget(name: "quickstart", dependencies: ["Jewzruxin", "JewzruxinSandbox"], path: "Examples/QuickStart"),
         .executableTarget(
             name: "playground",
             dependencies: ["PlaygroundKit"],
@@ -57,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JewzruxinFluentTests",
-            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport", "JewzruxinTesting"]
+            dependencies: ["JewzruxinFluent", "Jewzruxin", "JewzruxinSandbox", "JewzruxinTestSupport", "JewzruxinTesting", "quickstart"]
         ),
         .testTarget(
             name: "JewzruxinSandboxTests",

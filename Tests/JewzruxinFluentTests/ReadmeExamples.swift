@@ -32,28 +32,6 @@ final class PrintedLines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// The quick start at the top of the README: a sandbox of its own, one awaited call, one callback.
-func readmeQuickStart(_ printed: PrintedLines) async throws {
-    @Sendable func print(_ items: Any...) { printed.add(items) }
-    // README example begin
-    // A real HTTP/1.1 server on 127.0.0.1, on a free port, in this process.
-    let sandbox = try Sandbox.start()
-    defer { sandbox.stop() }
-
-    // One call: create a cycle, send the request, get the cycle back when it finishes.
-    let cycle = try await HTTPCycle.get(sandbox.baseURL.absoluteString + "/echo/", parameters: ["content": "dummy"])
-    print(cycle.response.statusCode ?? 0, cycle.response.text ?? "") // 200 dummy
-
-    // The same with a completion handler (it runs on the main queue by default).
-    try HTTPCycle.get(sandbox.baseURL.absoluteString + "/hello/") { cycle, error in
-        if let error { print(error); return }
-        print(cycle.response.text ?? "") // Hello World
-    }
-    // README example end
-    // The sandbox stops when this returns: wait for the callback first.
-    _ = await printed.complete.wait()
-}
-
 /// A multipart form of a field and a file, sent to the sandbox, which reports the parts it got;
 /// the file is written to the temporary directory and removed when this returns.
 func readmeMultipart(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {

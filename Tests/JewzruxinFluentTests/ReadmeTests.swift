@@ -2,6 +2,7 @@ import Foundation
 import Jewzruxin
 import JewzruxinFluent
 import JewzruxinSandbox
+import JewzruxinTestSupport
 import Testing
 
 /// The README's Swift examples: each is in `ReadmeExamples.swift` as the README has it, compiles,
@@ -12,18 +13,53 @@ struct ReadmeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ReadmeExamples.swift")
 
+    /// The README's first example, a program of its own (the `quickstart` target).
+    static let quickStart = root.appendingPathComponent("Examples/QuickStart/main.swift")
+
     @Test("every Swift block of the README is an example here, word for word, and every example is in the README")
     func examplesMatchTheReadme() throws {
+        // The quick start's code without its imports, as a README block is compared.
+        let quickStart = DocumentedExamples.regions(of: try String(contentsOf: Self.quickStart, encoding: .utf8), marker: "README")
+            .map { region in
+                DocumentedExamples.normalized(region.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("import ") })
+            }
+        #expect(quickStart.count == 1)
         let blocks = try DocumentedExamples.expectAgreement(
-            of: [Self.root.appendingPathComponent("README.md")], with: Self.examples, marker: "README")
+            of: [Self.root.appendingPathComponent("README.md")], with: Self.examples, marker: "README", elsewhere: quickStart)
         #expect(blocks.count >= 14)
+        #expect(blocks.first.map { quickStart.contains($0.code) } == true, "the README opens with the quick start")
     }
 
-    @Test("the quick start prints 200 dummy, then Hello World from its callback")
+    @Test("the quick start, run as the program it is, prints 200 dummy, then Hello World from its handler, and exits")
     func quickStart() async throws {
-        let printed = PrintedLines(expecting: 2)
-        try await readmeQuickStart(printed)
-        #expect(printed.all == ["200 dummy", "Hello World"])
+        let executable = try Self.builtExecutable("quickstart")
+        let output = Pipe()
+        let child = try ChildProcess(executable.path, output: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let collector = PipeCollector(output)
+        // The blocking waits on a thread of their own, off the cooperative pool.
+        let (status, printed) = await withHandover { (done: Handover<(Int32, Data), Never>) in
+            Thread.detachNewThread { done.resume(returning: (child.waitUntilExit(), collector.wait())) }
+        }
+        #expect(status == 0)
+        #expect(String(decoding: printed, as: UTF8.self) == "200 dummy\nHello World\n")
+    }
+
+    /// An executable of this package's build: next to the running test binary, where SwiftPM puts
+    /// every product of a build.
+    static func builtExecutable(_ name: String) throws -> URL {
+        var directories = Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            directories.append(directory)
+            directory = directory.deletingLastPathComponent()
+        }
+        for directory in directories {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no \(name) in \(directories.map(\.path))"])
     }
 
     @Test("an indented block counts (a list item's), and a block after a not-compiled line doesn't")
