@@ -9,9 +9,9 @@ import Foundation
 //     id: <i>
 //     event: tick
 //     data: {"n":<i>}
-//     data: second line
 //     <empty line>
 //
+// with a second data line, `data: second line`, when `multiline=1`;
 // starting after the request's `Last-Event-ID`, at most `per` (all) per connection, after which
 // the response ends; with `drop=1` it ends instead in the middle of one more event, the
 // connection cut short (the client must drop that event). Once `Last-Event-ID` is `n` or more it
@@ -51,13 +51,14 @@ extension Sandbox {
             guard let milliseconds = Int(retry), milliseconds >= 0 else { throw ParameterError("retry must be a number of milliseconds") }
             line("retry: \(milliseconds)")
         }
+        let multiline = try flag(request, "multiline")
         let last = min(count, lastID + per)
         for index in (lastID + 1)...last {
             line(": comment \(index)")
             line("id: \(index)")
             line("event: tick")
             line("data: {\"n\":\(index)}")
-            line("data: second line")
+            if multiline { line("data: second line") }
             line("")
         }
         var body = Data(text.utf8)

@@ -263,3 +263,35 @@ func readmeNTLM() async throws -> HTTPCycle {
     // README example end
     return report
 }
+
+/// Server-sent events and an NDJSON stream from the sandbox.
+func readmeEventStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // README example begin
+    let service = WebService(baseURLString: sandbox.baseURL.absoluteString)
+
+    // Server-sent events as they arrive. When the stream ends, the client reconnects with
+    // Last-Event-ID after the server's `retry:` time (10 ms here), until the server answers 204.
+    for try await event in service.GET("/events/", parameters: ["n": "2", "retry": "10"]).events() {
+        print(event.type, event.id ?? "", try event.json()["n"]?.intValue ?? 0) // tick 1 1, then tick 2 2
+    }
+
+    // One JSON document per line (NDJSON); a line is at most 1 MiB unless you say otherwise.
+    for try await line in service.GET("/stream/2").bytes.lines {
+        print(try JSON(data: Data(line.utf8))["id"]?.intValue ?? -1) // 0, then 1
+    }
+    // README example end
+}
+
+// README example begin
+@MainActor final class StoreList {
+    var names: [String] = []
+
+    func load(from service: WebService) {
+        // Runs on the main actor: it sets the list's state directly, in Swift 6 mode.
+        service.GET("/stores/").responseJSON(.mainActor) { json in
+            self.names = json.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        }
+    }
+}
+// README example end

@@ -87,6 +87,26 @@ struct ReadmeTests {
         #expect(blocks.map(\.line) == [3, 13])
     }
 
+    @Test("the event-stream example prints both events, across the reconnection that ends in a 204, then both lines")
+    func eventStreams() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 4)
+            try await readmeEventStreams(sandbox, printed)
+            #expect(printed.all == ["tick 1 1", "tick 2 2", "0", "1"])
+        }
+    }
+
+    @Test("the main-actor example fills its list from a handler isolated to the main actor")
+    @MainActor
+    func mainActorHandlers() async throws {
+        let sandbox = try Sandbox.start()
+        defer { sandbox.stop() }
+        let list = StoreList()
+        list.load(from: WebService(baseURLString: sandbox.baseURL.absoluteString))
+        #expect(await eventually { !list.names.isEmpty })
+        #expect(list.names.contains("Squirrel Hill"))
+    }
+
     @Test("the multipart example sends the field and the file whole, and leaves no file behind")
     func multipart() async throws {
         struct Part: Decodable, Equatable { let name: String; let filename: String?; let contentType: String?; let size: Int; let sha256: String }

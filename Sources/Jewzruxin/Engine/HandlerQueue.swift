@@ -21,10 +21,10 @@ import Foundation
 ///
 /// Inline is fastest for a request at a time (on the native transport over http, about 1.5× the
 /// requests per second of the delegate queue, measured sequentially). With many requests in flight
-/// it can be slower: the curl transport runs every transfer of a session on one thread, and inline
-/// handlers then share that thread with all of them (over https at 32 in flight, half the requests
-/// per second of the delegate queue, measured), where a queue spreads the handlers over another
-/// core. Measure with the benchmarks' delivery rows before choosing it for a busy session.
+/// it can be slower: the curl transport runs a session's transfers on a thread per loop (one per
+/// processor, at most four), and inline handlers then share those threads with the transfers, where
+/// a queue spreads the handlers over another core. Measure with the benchmarks' delivery rows before
+/// choosing it for a busy session.
 ///
 /// A handler call that comes while the queue's earlier calls wait for their turn joins them in one
 /// operation or block on a *serial* `OperationQueue` and on the main queue (see the session's

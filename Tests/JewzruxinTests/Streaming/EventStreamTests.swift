@@ -30,7 +30,7 @@ struct EventStreamTests {
         try await withSandbox { sandbox in
             let session = makeSession()
             for eol in ["lf", "crlf", "cr", "mixed"] {
-                let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?n=4&chunk=7&bom=1&eol=\(eol)"))), session: session)
+                let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?multiline=1&n=4&chunk=7&bom=1&eol=\(eol)"))), session: session)
                 let events = try await collect(cycle.events(reconnection: Self.quick))
                 #expect(events == Self.expected(1...4), "eol \(eol)")
                 #expect(cycle.request.value(forHTTPHeaderField: "Accept") == "text/event-stream")
@@ -48,7 +48,7 @@ struct EventStreamTests {
                 seenIDs.withLock { $0.append(request.headers["Last-Event-ID"] ?? "none") }
                 return .error(404, "not used")
             }
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?n=6&per=2&retry=150"))), session: makeSession())
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?multiline=1&n=6&per=2&retry=150"))), session: makeSession())
             let started = Date()
             let events = try await collect(cycle.events(reconnection: Self.quick))
             let elapsed = Date().timeIntervalSince(started)
@@ -62,7 +62,7 @@ struct EventStreamTests {
     @Test("a connection cut in the middle of an event: that event is dropped, and the stream resumes after the last whole one")
     func cutMidEvent() async throws {
         try await withSandbox { sandbox in
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?n=5&per=2&drop=1"))), session: makeSession())
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?multiline=1&n=5&per=2&drop=1"))), session: makeSession())
             let events = try await collect(cycle.events(reconnection: Self.quick))
             #expect(events == Self.expected(1...5))
             #expect(!events.contains { $0.data == "cut short" })
@@ -87,7 +87,7 @@ struct EventStreamTests {
             }
             #expect(connections.withLock { $0 } == 3)
 
-            let once = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?n=2"))), session: session)
+            let once = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?multiline=1&n=2"))), session: session)
             #expect(try await collect(once.events(reconnection: .never)) == Self.expected(1...2))
         }
     }
@@ -113,7 +113,7 @@ struct EventStreamTests {
     func cancelMidStream() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
-            let url = try #require(URL(string: sandbox.string("/events/?n=50&drip_ms=1")))
+            let url = try #require(URL(string: sandbox.string("/events/?multiline=1&n=50&drip_ms=1")))
             let cycle = HTTPCycle(requestURL: url, session: session)
             let first = try await collect(cycle.events(reconnection: Self.quick), limit: 1)
             #expect(first == Self.expected(1...1))
@@ -141,7 +141,7 @@ struct EventStreamTests {
     func contentHandler() async throws {
         try await withSandbox { sandbox in
             let received = Locked([ServerSentEvent]())
-            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?n=3&chunk=5"))), session: makeSession())
+            let cycle = HTTPCycle(requestURL: try #require(URL(string: sandbox.string("/events/?multiline=1&n=3&chunk=5"))), session: makeSession())
             cycle.contentHandler = EventStreamParser { event in received.withLock { $0.append(event) } }
             let response = try await cycle.start()
             #expect(received.withLock { $0 } == Self.expected(1...3))
