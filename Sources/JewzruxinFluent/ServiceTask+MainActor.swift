@@ -25,7 +25,7 @@ extension ServiceTask {
     }
 
     /// Adds a handler of the response as a `JSON` value, isolated to the main actor (see
-    /// ``responseJSON(_:_:)-(HandlerQueue?,_)``).
+    /// ``responseJSON(_:_:)-(_,(JSON)->Void)``).
     ///
     /// ```swift
     /// service.GET("/stores").responseJSON(.mainActor) { json in self.stores = json["stores"] }

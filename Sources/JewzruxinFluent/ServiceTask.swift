@@ -23,7 +23,7 @@ import Jewzruxin
 ///     }
 /// ```
 ///
-/// - Success handlers (``response(_:_:)``, ``responseJSON(_:_:)-(_,(JSON)->Void)``,
+/// - Success handlers (``response(_:_:)-(HandlerQueue?,_)``, ``responseJSON(_:_:)-(_,(JSON)->Void)``,
 ///   ``responseString(_:_:)-(_,(String)->Void)``…) run
 ///   while the task has no error. They may throw, or call ``throwError(_:)``: the task then fails
 ///   with that error, the success handlers after them are skipped and the error handlers run.
@@ -60,7 +60,7 @@ import Jewzruxin
 ///
 /// ### Processing a successful response
 ///
-/// - ``response(_:_:)``
+/// - ``response(_:_:)-(HandlerQueue?,_)``
 /// - ``responseJSON(_:_:)-(_,(JSON)->Void)``
 /// - ``responseJSON(_:decoder:_:)-(_,_,(T)->Void)``
 /// - ``responseJSON(_:_:decoder:_:)-(_,_,_,(T)->Void)``

@@ -9,10 +9,9 @@ extension HTTPTypes.HTTPResponse {
     /// Creates swift-http-types' response from the library's: its status, reason phrase and headers
     /// (not its body).
     ///
-    /// The library's ``Jewzruxin/HTTPResponse`` gives its headers with repeated names joined with
-    /// `", "` (see ``Jewzruxin/HTTPResponse/headers``), so a repeated `Set-Cookie` arrives as one
-    /// field here; ``HTTPTypes/HTTPFields/init(_:)`` keeps them apart when you have the
-    /// ``HTTPResponseHead``.
+    /// The fields are the response's ``Jewzruxin/HTTPResponse/headerFields``: in the order they
+    /// arrived, a repeated `Set-Cookie` kept apart, on the curl and native transports (URLSession
+    /// joins repeats before the library sees them).
     ///
     /// - Parameter response: The library's response, once its head has arrived.
     /// - Throws: ``HTTPTypesConversionError/invalidStatus(_:)`` before the head arrived (or for a
@@ -22,7 +21,7 @@ extension HTTPTypes.HTTPResponse {
         guard let code = response.statusCode, (100...999).contains(code) else {
             throw .invalidStatus(response.statusCode)
         }
-        self.init(status: .init(code: code), headerFields: try HTTPFields(headers: response.headers))
+        self.init(status: .init(code: code), headerFields: try HTTPFields(response.headerFields))
     }
 }
 

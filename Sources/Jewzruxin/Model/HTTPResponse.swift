@@ -171,6 +171,19 @@ public struct HTTPResponse: Sendable {
         return headers
     }
 
+    /// The header fields in the order they arrived, each repeat a field of its own (two
+    /// `Set-Cookie` lines stay two), names as the server spelled them; empty until the head has
+    /// arrived.
+    ///
+    /// On the curl and native transports these are the fields as received. URLSession gives only a
+    /// dictionary with repeats joined: there each name comes once, sorted.
+    public var headerFields: [HTTPResponseHead.Field] {
+        if let parsedHead { return parsedHead.fields }
+        guard let fields = core?.allHeaderFields else { return [] }
+        return fields.map { HTTPResponseHead.Field(name: String(describing: $0.key), value: String(describing: $0.value)) }
+            .sorted { $0.name < $1.name }
+    }
+
     /// The value of a response header, the name matched case-insensitively; repeated headers come
     /// joined with `", "`.
     ///

@@ -60,6 +60,9 @@ import Testing
         let back = try HTTPTypes.HTTPResponse(library)
         #expect(back.status.code == 201)
         #expect(back.headerFields[.contentType] == "text/plain")
+        // The response's fields as they came: the two cookies stay two.
+        #expect(back.headerFields[values: .setCookie] == ["a=1", "b=2"])
+        #expect(back.headerFields == fields)
     }
 
     @Test func refusesAResponseWithoutAHead() {

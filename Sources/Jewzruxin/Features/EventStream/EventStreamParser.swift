@@ -13,7 +13,7 @@ import Foundation
 /// Takes `text/event-stream` responses with the statuses of ``SelectiveDiscarder`` unless told
 /// otherwise. Events are handed over on the transport's thread, as the bytes are fed
 /// (``ContentHandler``): keep the handler short. For reconnection with `Last-Event-ID`, use
-/// ``HTTPCycle/events(reconnection:)``, which builds on the same decoder. The content is the
+/// ``HTTPCycle/events(reconnection:decoder:)``, which builds on the same decoder. The content is the
 /// number of events the body held.
 ///
 /// Subclass it and override ``received(_:)`` to handle events in a type of your own.
