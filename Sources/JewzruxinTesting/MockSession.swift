@@ -144,7 +144,8 @@ public final class MockSession: HTTPTransport {
         case .data(let data)?: recorded.data = data
         case .file(let url)?: recorded.data = try? Data(contentsOf: url)
         case .multipart(let form)?: recorded.data = try? form.encodedData()
-        case nil: break
+        // Not read: a streamed body is produced as it is sent, and a mock sends nothing.
+        case .stream?, nil: break
         }
         let answer = state.withLock { s -> Result<Stub, MockSessionError> in
             s.requests.append(recorded)

@@ -348,6 +348,8 @@ enum {
     JZ_PROXY_SOCKS5_HOSTNAME = 7,
     JZ_PIPE_MULTIPLEX = 2,
     JZ_READFUNC_ABORT = 0x10000000,
+    /// CURL_READFUNC_PAUSE: no bytes to send yet; curl_easy_pause(CONT) asks again.
+    JZ_READFUNC_PAUSE = 0x10000001,
     /// CURL_WRITEFUNC_PAUSE: the write callback takes none of the bytes; libcurl keeps them.
     JZ_WRITEFUNC_PAUSE = 0x10000001,
     /// CURLPAUSE_CONT for jz_easy_pause: both directions go on.

@@ -10,6 +10,8 @@ extension HTTPCycle {
         /// A `multipart/form-data` body, its files and streams read as it is sent; the request's
         /// `Content-Type` becomes the form's (``MultipartFormData/contentType``).
         case multipart(MultipartFormData)
+        /// Bytes produced as they are sent, by an async sequence made again for each attempt.
+        case stream(UploadStream)
     }
 
     /// Reports upload progress, on the cycle's ``handlerQueue``.

@@ -149,7 +149,15 @@ final class CurlBodySource {
         case file(FileHandle)
         /// A form and the reader of its current pass, made again when libcurl rewinds.
         case multipart(MultipartFormData.Plan, MultipartBodyReader)
+        /// A streamed body and its current pass, opened again when libcurl rewinds to the start.
+        case stream(UploadStream, UploadPipe)
     }
+
+    /// What ``read(into:)`` returns when a streamed body has no bytes yet: the transfer pauses
+    /// until ``whenReadable`` is called.
+    static let waiting = -1
+    /// Called, from the stream's task, when a streamed body that had no bytes has some, or ended.
+    private let whenReadable: @Sendable () -> Void
 
     private var storage: Storage
     /// Its length, `nil` when unknown (sent chunked).
@@ -160,7 +168,8 @@ final class CurlBodySource {
     /// The body of an upload source, or else of the request itself; `nil` when it has none.
     ///
     /// - Throws: `URLError(.fileDoesNotExist)` for an upload file that can't be opened.
-    init?(upload: HTTPCycle.UploadSource?, inline: Data?, url: URL) throws {
+    init?(upload: HTTPCycle.UploadSource?, inline: Data?, url: URL, whenReadable: @escaping @Sendable () -> Void = {}) throws {
+        self.whenReadable = whenReadable
         switch upload {
         case .data(let data)?:
             storage = .data(data)
@@ -182,6 +191,9 @@ final class CurlBodySource {
             let plan = try form.plan()
             storage = .multipart(plan, MultipartBodyReader(plan))
             length = plan.length
+        case .stream(let stream)?:
+            storage = .stream(stream, stream.open())
+            length = stream.length
         case nil:
             guard let inline else { return nil }
             storage = .data(inline)
@@ -193,6 +205,7 @@ final class CurlBodySource {
     init(empty: Void) {
         storage = .data(Data())
         length = 0
+        whenReadable = {}
     }
 
     /// Copies the next bytes into `buffer`; 0 at the end.
@@ -209,6 +222,12 @@ final class CurlBodySource {
             count = chunk.copyBytes(to: buffer.bindMemory(to: UInt8.self))
         case .multipart(_, let reader):
             count = try reader.read(into: buffer)
+        case .stream(_, let pipe):
+            switch try pipe.read(into: buffer, whenReadable: whenReadable) {
+            case .bytes(let read): count = read
+            case .end: count = 0
+            case .waiting: return Self.waiting
+            }
         }
         sent += Int64(count)
         return count
@@ -226,7 +245,12 @@ final class CurlBodySource {
             let fresh = MultipartBodyReader(plan)
             storage = .multipart(plan, fresh)
             guard Self.skip(offset, of: fresh) else { return false }
-        case .data, .multipart:
+        case .stream(let stream, let pipe) where offset != sent:
+            // A stream is read forwards only: from its start again, and only from there.
+            guard offset == 0 else { return false }
+            pipe.close()
+            storage = .stream(stream, stream.open())
+        case .data, .multipart, .stream:
             break
         }
         sent = offset
@@ -248,6 +272,7 @@ final class CurlBodySource {
         switch storage {
         case .file(let handle): try? handle.close()
         case .multipart(_, let reader): reader.close()
+        case .stream(_, let pipe): pipe.close()
         case .data: break
         }
     }

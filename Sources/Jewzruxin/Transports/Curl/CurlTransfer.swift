@@ -380,6 +380,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         guard let body else { return 0 }
         do {
             let count = try body.read(into: buffer)
+            if count == CurlBodySource.waiting {
+                // Waiting for the app's stream, not for the server: resumed when it gives more.
+                idleDeadline = .distantFuture
+                return Int(JZ_READFUNC_PAUSE)
+            }
             if count > 0 {
                 idleDeadline = MonotonicTime.now(plus: timeout)
                 let events = events, sent = body.sent, expected = body.length ?? -1
@@ -546,7 +551,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws {
         let method = (request.core.httpMethod ?? "GET").uppercased()
-        var source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url)
+        let loop = loop
+        var source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url) { [weak self] in
+            if let self { loop.resume(self) }
+        }
         if source == nil, ["POST", "PUT", "PATCH"].contains(method) {
             // A method that defines a body announces an empty one (RFC 9110 §8.6).
             source = CurlBodySource(empty: ())

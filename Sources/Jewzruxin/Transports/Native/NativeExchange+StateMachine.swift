@@ -55,6 +55,14 @@ extension NativeExchange {
 
         private(set) var state = State.initial
 
+        /// Whether the exchange was cancelled.
+        var isCancelled: Bool {
+            switch state {
+            case .submitted(_, cancelled: true), .running(_, cancelled: true): true
+            case .initial, .submitted, .running, .finished: false
+            }
+        }
+
         /// `resume()`: the first submits the transfer.
         mutating func resume() -> ResumeAction {
             guard case .initial = state else { return .none }

@@ -293,6 +293,8 @@ final class NativeExchange: HTTPTransfer {
         case file(URL, Int64)
         /// A form, read from its start on every send (its length `nil` when unknown: chunked).
         case multipart(MultipartFormData.Plan)
+        /// A streamed body, opened afresh on every send.
+        case stream(UploadStream)
     }
 
     /// A body this size or smaller goes out with the head in one write.
@@ -322,6 +324,9 @@ final class NativeExchange: HTTPTransfer {
             let plan = try form.plan()
             body = .multipart(plan)
             length = plan.length ?? -1
+        case .stream(let stream)?:
+            body = .stream(stream)
+            length = stream.length ?? -1
         case nil:
             if let data = inlineBody {
                 body = .data(data)
@@ -411,6 +416,24 @@ final class NativeExchange: HTTPTransfer {
         case .multipart(let plan):
             try encoded.bytes.withUnsafeBytes { try write($0) }
             try sendForm(plan, framing: encoded.framing, measured: &measured, write: write)
+            try finishBody(framing: encoded.framing, write: write)
+        case .stream(let stream):
+            try encoded.bytes.withUnsafeBytes { try write($0) }
+            let pipe = stream.open()
+            defer { pipe.close() }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+            defer { buffer.deallocate() }
+            let expected = stream.length ?? -1
+            var sent: Int64 = 0
+            while true {
+                // The app's stream, not the server, is waited for here: a cancel ends the wait.
+                let count = try pipe.readWaiting(into: buffer) { state.withLock { $0.isCancelled } }
+                guard count > 0 else { break }
+                try sendBodyPart(Data(UnsafeRawBufferPointer(rebasing: buffer[0..<count])), framing: encoded.framing, write: write)
+                sent += Int64(count)
+                measured.requestBodyBytes = sent
+                events.didSend(bytes: Int64(count), totalBytes: sent, expectedBytes: expected)
+            }
             try finishBody(framing: encoded.framing, write: write)
         }
     }

@@ -15,9 +15,9 @@ final class MultipartInputStream: InputStream {
     /// The error the body failed with, shared with the transport's record of the task.
     let failure: Failure
 
-    /// The error a form's stream failed with; read once its task has ended.
+    /// The error a streamed body failed with; read once its task has ended.
     final class Failure: Sendable {
-        let error = Locked<MultipartFormDataError?>(nil)
+        let error = Locked<(any Error)?>(nil)
     }
 
     init(_ plan: MultipartFormData.Plan, failure: Failure) {
@@ -54,6 +54,57 @@ final class MultipartInputStream: InputStream {
             failure.error.withLock { $0 = error }
             status = .error
             reader.close()
+            return -1
+        }
+    }
+
+    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length: UnsafeMutablePointer<Int>) -> Bool {
+        false
+    }
+}
+
+/// An ``UploadStream``'s bytes as the `InputStream` URLSession reads a streamed request body from:
+/// a read waits for the stream's next bytes, on URLSession's thread. A failure is kept in
+/// ``failure``, as a form's is.
+final class UploadStreamInputStream: InputStream {
+    private let pipe: UploadPipe
+    private var status = InputStream.Status.notOpen
+    let failure: MultipartInputStream.Failure
+    /// Whether the task was cancelled: a read waiting for the stream then ends.
+    private let isInterrupted: @Sendable () -> Bool
+
+    init(_ pipe: UploadPipe, failure: MultipartInputStream.Failure, isInterrupted: @escaping @Sendable () -> Bool) {
+        self.pipe = pipe
+        self.failure = failure
+        self.isInterrupted = isInterrupted
+        super.init(data: Data())
+    }
+
+    override var streamStatus: InputStream.Status { status }
+
+    override var streamError: (any Error)? { failure.error.withLock { $0 } }
+
+    override func open() {
+        if status == .notOpen { status = .open }
+    }
+
+    override func close() {
+        pipe.close()
+        status = .closed
+    }
+
+    override var hasBytesAvailable: Bool { status == .open }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        guard status == .open else { return status == .atEnd ? 0 : -1 }
+        do {
+            let count = try pipe.readWaiting(into: UnsafeMutableRawBufferPointer(start: buffer, count: length), isInterrupted: isInterrupted)
+            if count == 0 { status = .atEnd }
+            return count
+        } catch {
+            failure.error.withLock { $0 = error }
+            status = .error
+            pipe.close()
             return -1
         }
     }

@@ -104,7 +104,7 @@ public final class URLSessionTransport: HTTPTransport {
                 if let length = plan.length, length <= Self.inMemoryFormLimit {
                     task = session.uploadTask(with: core, from: try multipart.encodedData())
                 } else {
-                    let body = SessionRouter.FormBody(plan: plan)
+                    let body = SessionRouter.FormBody(source: .form(plan))
                     var streamed = core
                     streamed.httpBodyStream = body.makeStream()
                     #if !canImport(FoundationNetworking)
@@ -117,12 +117,33 @@ public final class URLSessionTransport: HTTPTransport {
             } catch {
                 return FailedTransfer(error: error, events: events)
             }
+        case .stream(let stream)?:
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking reads a body stream on its work queue, which its task calls wait
+            // for: a read waiting for the app's sequence, whose task may itself wait there, can
+            // stall every task of the session.
+            _ = stream
+            return FailedTransfer(error: URLError(.unsupportedURL, userInfo: [
+                NSLocalizedDescriptionKey: "URLSession on Linux can't send a streamed body (UploadSource.stream) without blocking "
+                    + "its own queue; use the curl or native transport.",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ]), events: events)
+            #else
+            let body = SessionRouter.FormBody(source: .stream(stream))
+            var streamed = core
+            streamed.httpBodyStream = body.makeStream()
+            #if !canImport(FoundationNetworking)
+            if let length = stream.length { streamed.setValue(String(length), forHTTPHeaderField: "Content-Length") }
+            #endif
+            task = session.dataTask(with: streamed)
+            form = body
+            #endif
         case nil:
             if let data = request.data { core.httpBody = data }
             task = session.dataTask(with: core)
         }
         router.register(task, events, form: form)
-        return Transfer(task: task)
+        return Transfer(task: task, body: form)
     }
 
     /// The largest form of known length sent from memory, with a `Content-Length`; a larger one,
@@ -138,12 +159,15 @@ public final class URLSessionTransport: HTTPTransport {
 
     private struct Transfer: HTTPTransfer {
         let task: URLSessionTask
+        /// The body streamed, if any: a cancel stops its reads first.
+        var body: SessionRouter.FormBody?
         func resume() { task.resume() }
         /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
         /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2). Not on a
         /// global queue either: with 2 cores, two blocked workers stall every timer and handler queue
         /// of the process; a serial queue of its own gets a thread of its own.
         func cancel() {
+            body?.interrupted.withLock { $0 = true }
             let task = task
             Self.cancelQueue.async { task.cancel() }
         }
@@ -165,14 +189,38 @@ extension HTTPTransport where Self == URLSessionTransport {
 /// see them on Linux (L7). Every challenge gets an explicit answer: default handling without a
 /// credential hangs the task (L4) and a nil credential crashes (L5).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
-    /// A form streamed as a task's body: what makes its stream again, its length, and the error
-    /// the stream failed with.
+    /// A body streamed as a task's (a form, or an ``UploadStream``): what makes its stream again,
+    /// its length, and the error the stream failed with.
     struct FormBody: Sendable {
-        let plan: MultipartFormData.Plan
-        let failure = MultipartInputStream.Failure()
+        /// What the body is read from.
+        enum Source: Sendable {
+            case form(MultipartFormData.Plan)
+            case stream(UploadStream)
+        }
 
-        /// A stream of the form from its start.
-        func makeStream() -> InputStream { MultipartInputStream(plan, failure: failure) }
+        let source: Source
+        let failure = MultipartInputStream.Failure()
+        /// Set when the task is cancelled: a read waiting for an ``UploadStream`` ends then, rather
+        /// than holding URLSession's thread (and the cancel that waits for it) until the stream
+        /// gives more.
+        let interrupted = Locked(false)
+
+        /// The body's length, `nil` when unknown.
+        var length: Int64? {
+            switch source {
+            case .form(let plan): plan.length
+            case .stream(let stream): stream.length
+            }
+        }
+
+        /// A stream of the body from its start.
+        func makeStream() -> InputStream {
+            switch source {
+            case .form(let plan): MultipartInputStream(plan, failure: failure)
+            case .stream(let stream):
+                UploadStreamInputStream(stream.open(), failure: failure) { [interrupted] in interrupted.withLock { $0 } }
+            }
+        }
     }
 
     private struct Entry {
@@ -272,7 +320,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var form: FormBody?
         guard let events = events(for: task, update: { form = $0.form }) else { return }
         // A streamed body's length is unknown to URLSession (it says 0); a form's may be known.
-        let expected = form.map { $0.plan.length ?? -1 } ?? totalBytesExpectedToSend
+        let expected = form.map { $0.length ?? -1 } ?? totalBytesExpectedToSend
         events.didSend(bytes: bytesSent, totalBytes: totalBytesSent, expectedBytes: expected)
     }
 
