@@ -115,13 +115,12 @@ struct FirstContactTests {
     func timeoutFailsSlowRequest(transport: String) async throws {
         try await withPlayground { playground, output, _ in
             #expect(await playground.run(line: "transport \(transport); timeout 0.2").succeeded)
-            let start = ContinuousClock.now
 
             // WHEN the server waits 5 s before answering
             #expect(!(await playground.run(line: "GET /echo/?delay=5").succeeded))
 
-            // THEN the request fails after the timeout, not the delay, and the message says why
-            #expect(ContinuousClock.now - start < .seconds(3))
+            // THEN the request fails on the timeout (had it waited, the answer would be 200 OK), and the
+            // message says why. No wall-clock bound: on a loaded machine the failure may come late.
             #expect(PlaygroundExecutable.masked(output.standardError) == """
                 error: GET http://127.0.0.1:PORT/echo/?delay=5: timed out (the timeout is 0.2 s; timeout SECONDS changes it)
 
