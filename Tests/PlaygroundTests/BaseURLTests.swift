@@ -27,11 +27,25 @@ struct BaseURLTests {
 
     @Test(arguments: [
         ("ftp://h", "invalid base URL ftp://h: the scheme must be http or https"),
-        ("/relative", "invalid base URL /relative: not a URL"),
+        ("/relative", "invalid base URL /relative: it doesn't start with http:// or https://"),
+        ("ht!tp://h", "invalid base URL ht!tp://h: ht!tp is not a URL scheme (http or https)"),
         ("http://", "invalid base URL http://: the URL has no host"),
         ("http://h/?q=1", "invalid base URL http://h/?q=1: a base URL has no query or fragment"),
     ])
     func invalid(string: String, message: String) {
         #expect(throws: PlaygroundError(message)) { try BaseURL.validated(string) }
+    }
+
+    @Test("a request target meant as an absolute URL is checked, not joined to the base as a path")
+    func resolve() throws {
+        #expect(try BaseURL.resolve("/a://b", on: "http://h") == "http://h/a://b")
+        #expect(try BaseURL.resolve("items?next=http://x", on: "http://h") == "http://h/items?next=http://x")
+        #expect(try BaseURL.resolve("HTTPS://x.org/y", on: "http://h") == "HTTPS://x.org/y")
+        #expect(throws: PlaygroundError("invalid URL ht!tp://x: ht!tp is not a URL scheme (http or https)")) {
+            try BaseURL.resolve("ht!tp://x", on: "http://h")
+        }
+        #expect(throws: PlaygroundError("invalid URL ftp://x: the scheme must be http or https")) {
+            try BaseURL.resolve("ftp://x", on: "http://h")
+        }
     }
 }

@@ -31,8 +31,19 @@ struct CommandParsingTests {
         #expect(try parse("auth") == .showAuth)
         #expect(try parse("cookies") == .listCookies)
         #expect(try parse("Cookies CLEAR") == .clearCookies)
+        #expect(try parse("header X-Token:") == .removeHeader("X-Token"))
+        #expect(try parse("header X-Token: ") == .removeHeader("X-Token"))
         #expect(try parse("base") == .base(nil))
         #expect(try parse("base http://h:1") == .base("http://h:1"))
+        #expect(try parse("base URL http://h:1") == .base("http://h:1"))
+        #expect(try parse("Base url SANDBOX") == .base("SANDBOX"))
+        #expect(try parse("base URL") == .base(nil))
+        #expect(try parse("base URL not a url") == .base("not a url"))
+        #expect(try parse("timeout") == .timeout(.show))
+        #expect(try parse("timeout 0.25") == .timeout(.set(0.25)))
+        #expect(try parse("timeout 5s") == .timeout(.set(5)))
+        #expect(try parse("timeout OFF") == .timeout(.reset))
+        #expect(try parse("timeout default") == .timeout(.reset))
     }
 
     @Test("views, transfers, library and shell commands")
@@ -61,15 +72,15 @@ struct CommandParsingTests {
     @Test("wrong arguments give the command's usage", arguments: [
         ("GET", "usage: GET path-or-url [key=value ...]"),
         ("POST --json", "usage: POST path-or-url [key=value ...] [key:=json ...] [--json]"),
-        ("header NoColon", "usage: header [Name: value]"),
-        ("header Bad Name: x", "usage: header [Name: value]"),
-        ("header Name:", "usage: header [Name: value]"),
+        ("header NoColon", "usage: header [Name: value | Name:]"),
+        ("header Bad Name: x", "usage: header [Name: value | Name:]"),
+        ("header : x", "usage: header [Name: value | Name:]"),
         ("timing maybe", "usage: timing [on | off]"),
         ("timing on off", "usage: timing [on | off]"),
         ("unheader", "usage: unheader Name"),
         ("cookies all", "usage: cookies [clear]"),
         ("auth onlyuser", "usage: auth [user password | off]"),
-        ("base a b", "usage: base [URL | sandbox]"),
+        ("timeout 1 2", "usage: timeout [SECONDS | default]"),
         ("json a b", "usage: json [key.path]"),
         ("save", "usage: save FILE"),
         ("download /x", "usage: download path-or-url FILE"),
@@ -100,7 +111,7 @@ struct CommandParsingTests {
     @Test("every command has help, found by each of its names")
     func helpEntries() throws {
         for name in ["get", "HEAD", "delete", "post", "put", "patch", "download", "base", "header", "unheader", "auth",
-                     "cookies", "headers", "text", "json", "curl", "metrics", "timing", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
+                     "cookies", "headers", "text", "json", "curl", "metrics", "timing", "timeout", "save", "template", "service", "call", "help", "history", "quit", "exit"] {
             let entry = try #require(CommandHelp.entry(named: name), "no help for \(name)")
             #expect(CommandHelp.detail(entry).hasPrefix(entry.usage + "\n  " + entry.summary))
         }

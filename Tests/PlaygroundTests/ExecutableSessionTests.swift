@@ -35,7 +35,7 @@ struct ExecutableSessionTests {
     func dashC() async throws {
         let run = try await PlaygroundExecutable.run(["-c", "GET /hello/; text", "-c", "base"], input: "bogus\n")
 
-        #expect(run.masked == "200 OK  N ms  11 bytes\nHello World\nhttp://127.0.0.1:PORT\n")
+        #expect(run.masked == "200 OK  N ms  11 bytes\nHello World\nbase URL: http://127.0.0.1:PORT (the sandbox)\n")
         #expect(run.status == 0)
     }
 
@@ -151,16 +151,40 @@ struct ExecutableSessionTests {
             error: n:=1 needs a body: raw JSON values are for POST, PUT and PATCH
             error: invalid URL ftp://example.com/: the scheme must be http or https
             error: GET http://127.0.0.1:1/hello/: cannot connect to 127.0.0.1:1 (is a server listening?)
-            error: usage: header [Name: value]
+            error: usage: header [Name: value | Name:]
             error: the last request got no response
             error: no command named frobnicate (help lists them)
 
             """)
         #expect(PlaygroundExecutable.masked(run.standardOutput) == """
             base URL: http://127.0.0.1:1
-            base URL: http://127.0.0.1:PORT
+            base URL: http://127.0.0.1:PORT (the sandbox)
             200 OK  N ms  11 bytes
             Hello World
+
+            """)
+        #expect(run.status == 1)
+    }
+
+    @Test("base URL <url>, as the README writes it, sends the next request there; a bad one changes nothing")
+    func baseURLAsTheREADMEWritesIt() async throws {
+        let run = try await PlaygroundExecutable.run(["-q"], input: """
+            base URL http://127.0.0.1:1
+            GET /hello/
+            base URL ht!tp://x
+            base URL
+            base URL sandbox
+            GET /hello/
+
+            """)
+
+        #expect(run.masked == """
+            base URL: http://127.0.0.1:1
+            error: GET http://127.0.0.1:1/hello/: cannot connect to 127.0.0.1:1 (is a server listening?)
+            error: invalid base URL ht!tp://x: ht!tp is not a URL scheme (http or https)
+            base URL: http://127.0.0.1:1
+            base URL: http://127.0.0.1:PORT (the sandbox)
+            200 OK  N ms  11 bytes
 
             """)
         #expect(run.status == 1)

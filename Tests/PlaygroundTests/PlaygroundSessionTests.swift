@@ -94,7 +94,14 @@ struct PlaygroundSessionTests {
     func sessionHeaders() async throws {
         try await withPlayground { playground, output, _ in
             await playground.run(line: "header X-Token: abc; header x-token: def; header Accept: application/json; header")
-            #expect(output.all == "x-token: def\nAccept: application/json\n")
+            #expect(output.all == """
+                header X-Token: abc
+                header x-token: def
+                header Accept: application/json
+                x-token: def
+                Accept: application/json
+
+                """)
 
             await playground.run(line: "GET /inspect/")
             let headers = try receivedHeaders(playground)
@@ -104,7 +111,7 @@ struct PlaygroundSessionTests {
             output.clear()
             await playground.run(line: "unheader X-TOKEN; GET /inspect/; header; unheader X-Token")
             #expect(try receivedHeaders(playground)["x-token"] == nil)
-            #expect(output.standardError == "error: no session header named X-Token\n")
+            #expect(output.standardError == "error: no session header named X-Token (header lists them)\n")
         }
     }
 

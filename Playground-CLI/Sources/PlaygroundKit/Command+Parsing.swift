@@ -31,9 +31,7 @@ extension Command {
             case ["clear"]: self = .clearCookies
             default: throw Self.usage(of: name)
             }
-        case "base":
-            guard arguments.count <= 1 else { throw Self.usage(of: name) }
-            self = .base(arguments.first)
+        case "base": self = Self.parseBase(arguments)
         case "transport":
             guard arguments.count <= 1 else { throw Self.usage(of: name) }
             self = .transport(arguments.first)
@@ -44,6 +42,7 @@ extension Command {
             self = .showJSON(keyPath: arguments.first)
         case "curl": self = try Self.noArguments(.showCurl, name, arguments)
         case "metrics": self = try Self.noArguments(.showMetrics, name, arguments)
+        case "timeout": self = try Self.parseTimeout(arguments)
         case "timing":
             switch arguments.map({ $0.lowercased() }) {
             case []: self = .timing(nil)
@@ -94,14 +93,41 @@ extension Command {
         return .request(method: method, target: target, items: items, json: json)
     }
 
+    /// `header Name: value` sets, `header Name:` (nothing after the colon, as curl's `-H 'Name:'`)
+    /// removes, `header` alone lists.
     private static func parseHeader(_ arguments: [String]) throws(PlaygroundError) -> Command {
         guard !arguments.isEmpty else { return .listHeaders }
         let line = arguments.joined(separator: " ")
         guard let colon = line.firstIndex(of: ":") else { throw usage(of: "header") }
         let name = String(line[..<colon])
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        guard isToken(name), !value.isEmpty else { throw usage(of: "header") }
-        return .setHeader(name: name, value: value)
+        guard isToken(name) else { throw usage(of: "header") }
+        return value.isEmpty ? .removeHeader(name) : .setHeader(name: name, value: value)
+    }
+
+    /// `base URL`, as the README and the welcome screen write it, is read as `base`: `base URL
+    /// http://h`, `base URL sandbox` and `base URL` alone are `base http://h`, `base sandbox` and
+    /// `base`. Several words left are kept together, so that `base not a url` says why it is not one.
+    private static func parseBase(_ arguments: [String]) -> Command {
+        var words = arguments[...]
+        if words.first?.lowercased() == "url" { words = words.dropFirst() }
+        return .base(words.isEmpty ? nil : words.joined(separator: " "))
+    }
+
+    /// `timeout SECONDS`, `timeout off` or `timeout default`, or `timeout` alone.
+    private static func parseTimeout(_ arguments: [String]) throws(PlaygroundError) -> Command {
+        guard arguments.count <= 1 else { throw usage(of: "timeout") }
+        guard let word = arguments.first else { return .timeout(.show) }
+        if ["off", "default"].contains(word.lowercased()) { return .timeout(.reset) }
+        let number = word.lowercased().hasSuffix("s") ? String(word.dropLast()) : word
+        guard let seconds = TimeInterval(number), seconds.isFinite else {
+            throw PlaygroundError("invalid timeout \(CommandLexer.quoted(word)): not a number of seconds (timeout 2.5)")
+        }
+        guard seconds > 0, seconds <= Command.longestTimeout else {
+            throw PlaygroundError(
+                "invalid timeout \(CommandLexer.quoted(word)): it must be more than 0 and at most \(Int(Command.longestTimeout)) seconds")
+        }
+        return .timeout(.set(seconds))
     }
 
     private static func parseAuth(_ arguments: [String]) throws(PlaygroundError) -> Command {

@@ -1,3 +1,4 @@
+import Foundation
 import Jewzruxin
 
 /// One playground command, parsed from the words of an input line.
@@ -10,7 +11,7 @@ enum Command: Sendable, Hashable {
     case setHeader(name: String, value: String)
     /// `header`: list the session headers.
     case listHeaders
-    /// `unheader Name`: stop sending a header.
+    /// `header Name:` or `unheader Name`: stop sending a header.
     case removeHeader(String)
     /// `cookies`: list the cookies the servers set.
     case listCookies
@@ -22,8 +23,10 @@ enum Command: Sendable, Hashable {
     case clearAuth
     /// `auth`: say whether credentials are set.
     case showAuth
-    /// `base URL`, `base sandbox`, or `base` alone (`nil`) to print it.
+    /// `base [URL] http://…`, `base [URL] sandbox`, or `base [URL]` alone (`nil`) to print it.
     case base(String?)
+    /// `timeout SECONDS`, `timeout off|default`, or `timeout` alone: the idle timeout of requests.
+    case timeout(TimeoutChange)
     /// `transport native`, `transport curl`, `transport urlsession`, or `transport` alone (`nil`) to print it.
     case transport(String?)
     /// `headers`: the last response's headers.
@@ -57,6 +60,19 @@ enum Command: Sendable, Hashable {
     case history
     /// `quit` or `exit`.
     case quit
+
+    /// What a `timeout` command does.
+    enum TimeoutChange: Sendable, Hashable {
+        /// `timeout`: print it.
+        case show
+        /// `timeout SECONDS`: wait at most this long for any progress of a request.
+        case set(TimeInterval)
+        /// `timeout off` or `timeout default`: back to the playground's default.
+        case reset
+    }
+
+    /// The longest `timeout` accepted, in seconds: a day.
+    static let longestTimeout: TimeInterval = 86_400
 
     /// The methods that send their `key=value` items as query parameters.
     static let bodylessMethods: Set<HTTPMethod> = [.get, .head, .delete]

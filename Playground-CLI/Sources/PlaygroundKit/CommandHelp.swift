@@ -57,11 +57,13 @@ enum CommandHelp {
             ]),
         Entry(
             names: ["base"], group: "Requests",
-            usage: "base [URL | sandbox]", synopsis: "base [URL | sandbox]",
+            usage: "base URL [http(s)://host[:port][/path] | sandbox]", synopsis: "base URL [url | sandbox]",
             summary: "print the base URL, or switch to another server",
             details: [
-                "Paths are joined to the base URL. `base sandbox` comes back to the embedded sandbox.",
-                "example: base http://127.0.0.1:8080/api",
+                "Paths are joined to the base URL. base URL sandbox comes back to the embedded sandbox.",
+                "The word URL may be left out: base http://127.0.0.1:8080 and base sandbox do the same.",
+                "A URL that is not a valid http(s) URL with a host is refused; the base URL stays as it was.",
+                "example: base URL http://127.0.0.1:8080/api",
             ]),
         Entry(
             names: ["transport"], group: "Session",
@@ -86,12 +88,27 @@ enum CommandHelp {
             ]),
         Entry(
             names: ["header"], group: "Session",
-            usage: "header [Name: value]", synopsis: "header [Name: value]",
-            summary: "send a header with every request; alone, list them",
-            details: ["example: header Accept: application/json"]),
+            usage: "header [Name: value | Name:]", synopsis: "header [Name: value | Name:]",
+            summary: "send a header with every request; Name: alone stops; no argument lists them",
+            details: [
+                "Setting a header again replaces it. Name: with nothing after the colon stops sending it",
+                "(as curl's -H 'Name:'); so does unheader Name.",
+                "example: header Accept: application/json",
+                "example: header Accept:",
+            ]),
         Entry(
             names: ["unheader"], group: "Session",
-            usage: "unheader Name", synopsis: "unheader Name", summary: "stop sending a header", details: []),
+            usage: "unheader Name", synopsis: "unheader Name", summary: "stop sending a header (as header Name:)", details: []),
+        Entry(
+            names: ["timeout"], group: "Session",
+            usage: "timeout [SECONDS | default]", synopsis: "timeout [SECONDS | default]",
+            summary: "how long a request may wait for any progress; alone, print it",
+            details: [
+                "An idle timeout: a request fails with \"timed out\" when no byte is sent or received for",
+                "that long (a slow download that keeps moving goes on). Fractions are fine: timeout 0.5.",
+                "timeout default (or timeout off) comes back to the default, \(defaultTimeout) s. Headers, auth and cookies stay.",
+                "example: timeout 2; GET /echo/?delay=5",
+            ]),
         Entry(
             names: ["cookies"], group: "Session",
             usage: "cookies [clear]", synopsis: "cookies [clear]",
@@ -172,6 +189,9 @@ enum CommandHelp {
             usage: "quit", synopsis: "quit | exit | Ctrl-D", summary: "leave the playground", details: []),
     ]
 
+    /// The playground's default idle timeout, as `help timeout` writes it.
+    private static var defaultTimeout: String { Playground.seconds(Playground.Configuration.defaultTimeout) }
+
     /// The entry `help NAME` shows, found by any of its names, case-insensitively.
     ///
     /// - Parameter name: A command name, such as `POST` or `json`.
@@ -214,7 +234,7 @@ enum CommandHelp {
     static func welcome(version: String, baseURL: String) -> String {
         """
         Jewzruxin playground \(version): try the library against a sandbox server, or any other.
-        Base URL: \(baseURL) (the embedded sandbox; `base URL` switches)
+        Base URL: \(baseURL) (the embedded sandbox; base URL http://host:port switches)
 
           GET /hello/                         then: text, headers, curl, metrics
           GET /stores/ zip=15217              then: json, json 0.name

@@ -67,7 +67,7 @@ extension Playground {
             console.line(statusLine(response, bytes: Int64(response.data.count), elapsed: outcome.elapsed))
             printTimingIfOn(response)
             if (200..<300).contains(status) {
-                throw Self.describe(error, url: cycle.request.url, method: .get)
+                throw Self.describe(error, url: cycle.request.url, method: .get, timeout: timeout)
             }
             throw PlaygroundError("nothing saved: the server answered \(status) \(ReasonPhrase.phrase(for: status))")
         }

@@ -75,7 +75,7 @@ extension Playground {
             return Outcome(response: response, elapsed: elapsed, error: error)
         case let error?:
             last = Exchange(request: cycle.request, response: nil, savedTo: nil, transport: transportKind)
-            throw Self.describe(error, url: cycle.request.url, method: cycle.request.method)
+            throw Self.describe(error, url: cycle.request.url, method: cycle.request.method, timeout: timeout)
         }
     }
 
@@ -98,23 +98,24 @@ extension Playground {
     }
 
     /// A URL string checked as the library checks it: absolute `http` or `https`, with a host.
+    ///
+    /// - Throws: ``PlaygroundError`` naming the URL and saying what is wrong (``BaseURL/problem(with:)``).
     static func checkedURL(_ string: String) throws(PlaygroundError) -> URL {
-        let problem: String
-        if let url = URL(string: string) {
-            if let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-                if let host = url.host, !host.isEmpty { return url }
-                problem = "the URL has no host"
-            } else {
-                problem = "the scheme must be http or https"
-            }
-        } else {
-            problem = "not a valid URL"
+        guard BaseURL.problem(with: string) == nil, let url = URL(string: string) else {
+            let problem = BaseURL.problem(with: string) ?? "not a valid URL"
+            throw PlaygroundError("invalid URL \(CommandLexer.quoted(string)): \(problem)")
         }
-        throw PlaygroundError("invalid URL \(CommandLexer.quoted(string)): \(problem)")
+        return url
     }
 
     /// The one line that says why a request got no response.
-    static func describe(_ error: any Error, url: URL?, method: HTTPMethod) -> PlaygroundError {
+    ///
+    /// - Parameters:
+    ///   - error: What the cycle ended with.
+    ///   - url: The request's URL.
+    ///   - method: The request's method.
+    ///   - timeout: The idle timeout the request ran with, named when it timed out.
+    static func describe(_ error: any Error, url: URL?, method: HTTPMethod, timeout: TimeInterval? = nil) -> PlaygroundError {
         let target = "\(method) \(url?.absoluteString ?? "?")"
         switch error {
         case let error as PlaygroundError:
@@ -122,7 +123,7 @@ extension Playground {
         case is CancellationError, HTTPError.cancelled:
             return PlaygroundError("\(target): cancelled")
         case HTTPError.transport(let urlError):
-            return PlaygroundError("\(target): \(transportProblem(urlError, url: url))")
+            return PlaygroundError("\(target): \(transportProblem(urlError, url: url, timeout: timeout))")
         case let error as ContentHandlerError:
             return PlaygroundError("\(target): \(error.code): \(error.reason)")
         case let error as HTTPError:
@@ -136,13 +137,14 @@ extension Playground {
         }
     }
 
-    private static func transportProblem(_ error: URLError, url: URL?) -> String {
+    private static func transportProblem(_ error: URLError, url: URL?, timeout: TimeInterval?) -> String {
         let host = url?.host ?? "the server"
         let place = url?.port.map { "\(host):\($0)" } ?? host
         switch error.code {
         case .cannotConnectToHost: return "cannot connect to \(place) (is a server listening?)"
         case .cannotFindHost, .dnsLookupFailed: return "cannot find the host \(host)"
-        case .timedOut: return "timed out"
+        case .timedOut:
+            return timeout.map { "timed out (the timeout is \(seconds($0)) s; timeout SECONDS changes it)" } ?? "timed out"
         case .networkConnectionLost: return "the connection was lost"
         case .notConnectedToInternet: return "not connected to a network"
         case .badServerResponse: return "the transfer ended without a valid HTTP response"

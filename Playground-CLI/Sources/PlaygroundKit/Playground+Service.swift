@@ -108,7 +108,12 @@ extension Playground {
     /// Items named after the template's variables expand it; the others are sent as a request
     /// command of the resource's method sends them (query or body).
     func call(_ name: String, _ items: [RequestItem], json: Bool) async throws(PlaygroundError) {
-        guard let loaded = loadedService else { throw PlaygroundError("no service loaded: service FILE loads one") }
+        guard var loaded = loadedService else { throw PlaygroundError("no service loaded: service FILE loads one") }
+        if loaded.service.session !== session {
+            // `transport` or `timeout` made a new session since the profile was loaded: run on it.
+            loaded.service = HTTPService(profile: loaded.service.profile, session: session)
+            loadedService = loaded
+        }
         guard let resource = loaded.service.profile.resource(named: name) else {
             let names = loaded.service.profile.resources.map(\.name).joined(separator: ", ")
             throw PlaygroundError("\(HTTPServiceError.unknownResource(name)) (it has \(names))")

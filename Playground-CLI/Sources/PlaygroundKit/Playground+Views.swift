@@ -31,12 +31,19 @@ extension Playground {
         for line in Self.headerLines(response) { console.line(line) }
     }
 
+    /// What `text` and `json` print for a body of no bytes, so that they never print nothing.
+    static let emptyBody = "(empty body)"
+
     /// Prints the body as text, as it is; a newline is added when the body doesn't end with one.
     ///
-    /// A body with a NUL byte is taken to be binary and refused, so it can't garble the terminal.
+    /// An empty body prints ``emptyBody``. A body with a NUL byte is taken to be binary and refused,
+    /// so it can't garble the terminal.
     func showText() throws(PlaygroundError) {
         let response = try lastResponse(needsBody: true)
-        guard !response.data.isEmpty else { return }
+        guard !response.data.isEmpty else {
+            console.line(Self.emptyBody)
+            return
+        }
         if response.data.contains(0) {
             let type = response.value(forHTTPHeaderField: "Content-Type").map { ", \($0)" } ?? ""
             throw PlaygroundError("the body (\(response.data.count) bytes\(type)) looks binary; save FILE keeps it")
@@ -48,8 +55,16 @@ extension Playground {
     }
 
     /// Prints the body as pretty JSON, or the value at a key path.
+    ///
+    /// An empty body prints ``emptyBody``, as `text` does; with a key path it is an error, as a key
+    /// path that finds nothing is.
     func showJSON(keyPath: String?) throws(PlaygroundError) {
         let response = try lastResponse(needsBody: true)
+        if response.data.isEmpty {
+            if let keyPath { throw PlaygroundError("the body is empty: no value at the key path \(keyPath)") }
+            console.line(Self.emptyBody)
+            return
+        }
         guard let json = try? JSON(data: response.data) else {
             let type = response.value(forHTTPHeaderField: "Content-Type").map { " (\($0))" } ?? ""
             throw PlaygroundError("the body\(type) is not JSON; text shows it")

@@ -30,16 +30,20 @@ final class Playground {
         var showsSpinner: Bool
         /// What relative file paths (`save`, `download`, `service`) are relative to.
         var workingDirectory: URL
-        /// The idle timeout of requests, in seconds.
+        /// The idle timeout of requests, in seconds, until `timeout` changes it (and where
+        /// `timeout default` goes back to).
         var timeout: TimeInterval
         /// What Ctrl-C does when no request is running.
         var idleInterrupt: Interrupter.IdleAction
+
+        /// The idle timeout of requests when none is given, in seconds.
+        static let defaultTimeout: TimeInterval = 30
 
         /// Creates a configuration.
         init(
             sandboxURL: String, console: Console, showsSpinner: Bool = false,
             workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-            timeout: TimeInterval = 30, idleInterrupt: Interrupter.IdleAction = .ignore
+            timeout: TimeInterval = defaultTimeout, idleInterrupt: Interrupter.IdleAction = .ignore
         ) {
             self.sandboxURL = sandboxURL
             self.console = console
@@ -88,6 +92,9 @@ final class Playground {
     var transportKind = TransportKind.librarysDefault
     /// Whether a line of timings follows each request's status line (`timing on`).
     var showsTiming = false
+    /// The idle timeout of requests, in seconds: the configuration's, or what `timeout` set. The
+    /// session's configuration carries it (`timeoutIntervalForRequest`), which every transport honours.
+    private(set) var timeout: TimeInterval
     /// Counts this session's cycles in flight and drives the spinner.
     let indicator = NetworkActivityIndicator()
     /// The cookies the servers set, kept in memory across `transport` switches (`cookies` lists them).
@@ -119,6 +126,7 @@ final class Playground {
         self.configuration = configuration
         self.console = configuration.console
         self.baseURL = configuration.sandboxURL
+        self.timeout = configuration.timeout
         self.history = history
         // An ephemeral configuration's storage: in memory, this playground's own.
         cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? .shared
@@ -185,11 +193,47 @@ final class Playground {
         if kind == .curl, case .failure(let error) = CurlLibrary.system {
             throw PlaygroundError("the curl transport can't be used: \(error)")
         }
+        remakeSession(transport: kind, timeout: timeout)
+        console.line("transport: \(kind.rawValue)")
+    }
+
+    /// `timeout`: prints the idle timeout of requests, or moves to a new session with another one,
+    /// keeping the transport, the authentication and the cookies.
+    func timeout(_ change: Command.TimeoutChange) {
+        let seconds: TimeInterval
+        switch change {
+        case .show:
+            console.line(timeoutLine)
+            return
+        case .set(let value): seconds = value
+        case .reset: seconds = configuration.timeout
+        }
+        remakeSession(transport: transportKind, timeout: seconds)
+        console.line(timeoutLine)
+    }
+
+    /// `timeout: 2.5 s`, with `(the default)` when it is the configuration's.
+    private var timeoutLine: String {
+        "timeout: \(Self.seconds(timeout)) s" + (timeout == configuration.timeout ? " (the default)" : "")
+    }
+
+    /// Seconds as a person writes them: `30`, `2.5`, `0.25` (at most three decimals).
+    static func seconds(_ value: TimeInterval) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        var text = String(format: "%.3f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    /// Replaces ``session`` with a new one on `kind` with `timeout`, carrying the authentication over
+    /// (the cookies are in ``cookieStorage``, which every session shares).
+    private func remakeSession(transport kind: TransportKind, timeout: TimeInterval) {
         let authentications = session.authentications
-        session = Self.makeSession(timeout: configuration.timeout, transport: kind, cookies: cookieStorage, indicator: indicator)
+        session = Self.makeSession(timeout: timeout, transport: kind, cookies: cookieStorage, indicator: indicator)
         session.authentications = authentications
         transportKind = kind
-        console.line("transport: \(kind.rawValue)")
+        self.timeout = timeout
     }
 
     /// Runs one input line: records it in the history, then runs its commands in order.
@@ -253,6 +297,7 @@ final class Playground {
         case .showAuth:
             console.line(authUsername.map { "auth: \($0) (answers Basic and Digest challenges)" } ?? "auth: off")
         case .base(let target): try base(target)
+        case .timeout(let change): timeout(change)
         case .transport(let name): try transport(name)
         case .showResponseHeaders: try showResponseHeaders()
         case .showText: try showText()
@@ -276,12 +321,14 @@ final class Playground {
 
     // MARK: Session state
 
+    /// `header Name: value`: sets a session header (replacing one of the same name) and says so.
     private func setHeader(_ name: String, _ value: String) {
         if let index = sessionHeaders.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
             sessionHeaders[index] = (name, value)
         } else {
             sessionHeaders.append((name, value))
         }
+        console.line("header \(name): \(value)")
     }
 
     private func listHeaders() {
@@ -315,20 +362,22 @@ final class Playground {
         console.line("\(cookies.count) cookie\(cookies.count == 1 ? "" : "s") cleared")
     }
 
+    /// `header Name:` or `unheader Name`: stops sending a session header and says so.
     private func removeHeader(_ name: String) throws(PlaygroundError) {
         guard let index = sessionHeaders.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
-            throw PlaygroundError("no session header named \(name)")
+            throw PlaygroundError("no session header named \(name) (header lists them)")
         }
-        sessionHeaders.remove(at: index)
+        let removed = sessionHeaders.remove(at: index)
+        console.line("header \(removed.name) removed")
     }
 
+    /// `base`: prints the base URL, or checks and sets a new one; a URL that is not valid leaves it
+    /// as it was.
     private func base(_ target: String?) throws(PlaygroundError) {
-        guard let target else {
-            console.line(baseURL)
-            return
+        if let target {
+            baseURL = target.lowercased() == "sandbox" ? configuration.sandboxURL : try BaseURL.validated(target)
         }
-        baseURL = target.lowercased() == "sandbox" ? configuration.sandboxURL : try BaseURL.validated(target)
-        console.line("base URL: \(baseURL)")
+        console.line("base URL: \(baseURL)" + (baseURL == configuration.sandboxURL ? " (the sandbox)" : ""))
     }
 
     private func help(_ name: String?) throws(PlaygroundError) {

@@ -40,11 +40,13 @@ struct RequestPlan: Sendable, Hashable {
     ///   - items: The command's items.
     ///   - json: Whether `--json` was given: the body is JSON even without `key:=json` items.
     ///   - base: The base URL.
-    /// - Throws: ``PlaygroundError`` when a method without a body is given `key:=json` items.
+    /// - Throws: ``PlaygroundError`` when a method without a body is given `key:=json` items, or
+    ///   when `target` is meant as an absolute URL but is not a valid one.
     init(method: HTTPMethod, target: String, items: [RequestItem], json: Bool, base: String) throws(PlaygroundError) {
         let (body, query) = try Self.split(items, method: method, json: json)
+        let url = try BaseURL.resolve(target, on: base)
         self.method = method
-        self.url = Self.merging(query, into: BaseURL.join(base, target))
+        self.url = Self.merging(query, into: url)
         self.body = body
     }
 
