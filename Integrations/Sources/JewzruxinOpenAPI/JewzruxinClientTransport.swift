@@ -24,11 +24,14 @@ import OpenAPIRuntime
 /// - **Response bodies stream**: the `HTTPBody` is the session's byte stream of a 2xx body, read as
 ///   it arrives with the library's backpressure; dropping it unread cancels the request. The body
 ///   of another status arrives whole first (of a status ≥ 400, up to 1 MiB of it).
-/// - **Request bodies** are collected before the request goes, up to
-///   ``Configuration/maximumRequestBodySize`` (a larger one throws
-///   ``JewzruxinClientTransportError/requestBodyTooLarge(limit:)`` before anything is sent): the
-///   library takes a body as bytes, a file or a form, not as an async sequence. Collected, a body
-///   can be sent again on a retry or a 307/308 redirect.
+/// - **Request bodies stream**: the `HTTPBody` goes out as it is read (an
+///   ``Jewzruxin/UploadStream``), with its `Content-Length` when its length is known, chunked
+///   otherwise; a body that can be iterated again (`iterationBehavior` `.multiple`) is sent again
+///   from its start on a retry or a 307/308 redirect, and one that can't fails such a resend with
+///   the runtime's error. On a session whose transport is URLSession, which can't stream a body on
+///   Linux, the body is collected first, up to ``Configuration/maximumRequestBodySize`` (a larger
+///   one throws ``JewzruxinClientTransportError/requestBodyTooLarge(limit:)`` before anything is
+///   sent).
 /// - **Cancelling the task** that calls the client cancels the request, at any point, and the call
 ///   throws `CancellationError` (which the runtime wraps in its `ClientError`).
 /// - **Retries** are the session's: its ``Jewzruxin/RetryPolicy`` resends a timed-out or `503`
@@ -41,7 +44,8 @@ import OpenAPIRuntime
 public struct JewzruxinClientTransport: ClientTransport {
     /// What the transport does beyond what its session does.
     public struct Configuration: Sendable {
-        /// The largest request body collected before it is sent, in bytes; 16 MiB by default.
+        /// The largest request body collected before it is sent, in bytes, where it can't stream
+        /// (a session on URLSession); 16 MiB by default.
         public var maximumRequestBodySize: Int
         /// Changes each operation's cycle before it starts: its own `retryableMethods`,
         /// interceptors, deadline (`timeoutIntervalForResource`) or handler queue. Given the cycle
@@ -92,16 +96,41 @@ public struct JewzruxinClientTransport: ClientTransport {
         _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         var request = request
-        request.url = try Self.url(of: request, baseURL: baseURL)
-        let data = try await collect(body)
+        let url = try Self.url(of: request, baseURL: baseURL)
+        request.url = url
+        // URLSession on Linux can't stream a request body: there it is collected.
+        let streamed = body.flatMap { body in
+            session.transport is URLSessionTransport ? nil : Self.uploadStream(of: body)
+        }
+        let data = streamed == nil ? try await collect(body) : nil
         let configureCycle = configuration.configureCycle
         let (response, bytes) = try await session.stream(request, body: data) { cycle in
+            if let streamed { cycle.uploadSource = .stream(streamed) }
             cycle.identifier = operationID
             configureCycle?(cycle, operationID)
         }
         guard Self.hasBody(response, method: request.method) else { return (response, nil) }
         let length = bytes.expectedLength.map(HTTPBody.Length.known) ?? .unknown
         return (response, HTTPBody(bytes, length: length, iterationBehavior: .single))
+    }
+
+    /// `body` as the library streams a request body: read as it is sent, again from its start for
+    /// each attempt (which a body iterable once refuses with the runtime's error).
+    static func uploadStream(of body: HTTPBody) -> UploadStream {
+        let length: Int64? = if case .known(let length) = body.length { length } else { nil }
+        return UploadStream(length: length) {
+            AsyncThrowingStream { continuation in
+                let task = Task {
+                    do {
+                        for try await chunk in body { continuation.yield(Data(chunk)) }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
     }
 
     /// `body` in memory, refused past the configured limit before a byte more is read.
