@@ -23,10 +23,7 @@ extension URLSessionTransport {
     /// message; `nil` for anything else. A caller that reconnects on a lost connection (an event stream)
     /// then does so on every transport.
     static func truncatedBodyError(_ error: URLError) -> URLError? {
-        guard error.code == .unknown else { return nil }
-        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        let messages = [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
-        guard let message = messages.compactMap({ $0 }).first(where: { message in
+        guard error.code == .unknown, let message = messages(of: error).first(where: { message in
             lostConnectionMessages.contains { message.hasPrefix($0) }
         }) else { return nil }
         var userInfo: [String: Any] = [
@@ -39,12 +36,18 @@ extension URLSessionTransport {
     /// The beginnings of libcurl's messages for a connection lost mid-transfer.
     static let lostConnectionMessages = ["transfer closed with", "Recv failure:", "Send failure:"]
 
+    /// libcurl's messages behind `error`: its description, and its underlying error's, where
+    /// FoundationNetworking may have put it.
+    private static func messages(of error: URLError) -> [String] {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
+            .compactMap { $0 }
+    }
+
     /// `error` as ``ResponseDecodingError`` words it, when libcurl's message behind it says it
     /// refused the response; `nil` for anything else.
     static func refusedResponseError(_ error: URLError) -> URLError? {
-        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        let messages = [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
-        guard let fault = messages.compactMap({ $0 }).lazy.compactMap(ResponseRules.fault(fromLibcurlMessage:)).first else { return nil }
+        guard let fault = messages(of: error).lazy.compactMap(ResponseRules.fault(fromLibcurlMessage:)).first else { return nil }
         return fault.urlError(for: error.failingURL)
     }
 
@@ -87,10 +90,7 @@ extension URLSessionTransport {
     /// such as "SSL certificate problem: self-signed certificate" (L12); `nil` for anything else,
     /// such as a body cut short, which is reported as -1 too.
     static func untrustedCertificateError(_ error: URLError) -> URLError? {
-        guard error.code == .unknown else { return nil }
-        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        let messages = [error.userInfo[NSLocalizedDescriptionKey] as? String, underlying?.userInfo[NSLocalizedDescriptionKey] as? String]
-        guard let message = messages.compactMap({ $0 }).first(where: { message in
+        guard error.code == .unknown, let message = messages(of: error).first(where: { message in
             certificateProblemMessages.contains { message.hasPrefix($0) }
         }) else { return nil }
         var userInfo: [String: Any] = [

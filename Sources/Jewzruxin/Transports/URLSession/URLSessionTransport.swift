@@ -199,7 +199,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
 
         let source: Source
-        let failure = MultipartInputStream.Failure()
+        let failure = BodyInputStream.Failure()
         /// Set when the task is cancelled: a read waiting for an ``UploadStream`` ends then, rather
         /// than holding URLSession's thread (and the cancel that waits for it) until the stream
         /// gives more.
@@ -216,9 +216,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// A stream of the body from its start.
         func makeStream() -> InputStream {
             switch source {
-            case .form(let plan): MultipartInputStream(plan, failure: failure)
+            case .form(let plan): BodyInputStream(MultipartBodyReader(plan), failure: failure)
             case .stream(let stream):
-                UploadStreamInputStream(stream.open(), failure: failure) { [interrupted] in interrupted.withLock { $0 } }
+                BodyInputStream(UploadPipeReader(stream.open()) { [interrupted] in interrupted.withLock { $0 } }, failure: failure)
             }
         }
     }
