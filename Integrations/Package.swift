@@ -28,6 +28,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
+        // What the metrics and tracing bridges share (OpenTelemetry's `error.type`); not a product.
+        .target(
+            name: "JewzruxinOpenTelemetryNames",
+            dependencies: [.product(name: "Jewzruxin", package: "Jewzruxin")]
+        ),
         .target(
             name: "JewzruxinHTTPTypes",
             dependencies: [
@@ -54,6 +59,7 @@ let package = Package(
         .target(
             name: "JewzruxinMetrics",
             dependencies: [
+                "JewzruxinOpenTelemetryNames",
                 .product(name: "Jewzruxin", package: "Jewzruxin"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -61,6 +67,7 @@ let package = Package(
         .target(
             name: "JewzruxinTracing",
             dependencies: [
+                "JewzruxinOpenTelemetryNames",
                 .product(name: "Jewzruxin", package: "Jewzruxin"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Jewzruxin
+import JewzruxinOpenTelemetryNames
 import Synchronization
 
 /// An event monitor that records a session's requests through swift-metrics, named as
@@ -132,15 +133,6 @@ public final class MetricsMonitor: HTTPEventMonitor {
         ]
     }
 
-    /// An error's kind, as OpenTelemetry's `error.type` wants it: low in cardinality.
-    static func errorType(_ error: any Error) -> String {
-        switch error {
-        case HTTPError.statusCodeSeemsToHaveErred(let response): "\(response.statusCode ?? 0)"
-        case HTTPError.transport(let urlError): "URLError.\(urlError.code.rawValue)"
-        case HTTPError.deadlineExceeded: "deadlineExceeded"
-        case HTTPError.cancelled, is CancellationError: "cancelled"
-        case let urlError as URLError: "URLError.\(urlError.code.rawValue)"
-        default: String(describing: type(of: error))
-        }
-    }
+    /// An error's kind, as OpenTelemetry's `error.type` wants it (shared with the other bridge).
+    static func errorType(_ error: any Error) -> String { OpenTelemetryNames.errorType(error) }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Jewzruxin
+import JewzruxinOpenTelemetryNames
 import Synchronization
 import Tracing
 
@@ -185,17 +186,8 @@ public final class TracingMonitor: HTTPEventMonitor, HTTPInterceptor {
         span.end()
     }
 
-    /// An error's kind, as OpenTelemetry's `error.type` wants it: low in cardinality.
-    static func errorType(_ error: any Error) -> String {
-        switch error {
-        case HTTPError.statusCodeSeemsToHaveErred(let response): "\(response.statusCode ?? 0)"
-        case HTTPError.transport(let urlError): "URLError.\(urlError.code.rawValue)"
-        case HTTPError.deadlineExceeded: "deadlineExceeded"
-        case HTTPError.cancelled, is CancellationError: "cancelled"
-        case let urlError as URLError: "URLError.\(urlError.code.rawValue)"
-        default: String(describing: type(of: error))
-        }
-    }
+    /// An error's kind, as OpenTelemetry's `error.type` wants it (shared with the other bridge).
+    static func errorType(_ error: any Error) -> String { OpenTelemetryNames.errorType(error) }
 }
 
 /// Writes a tracer's values into a request's header fields.
