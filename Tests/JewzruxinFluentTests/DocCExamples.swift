@@ -636,3 +636,33 @@ func docCRoute(_ sandbox: Sandbox) {
     }
     // DocC example end
 }
+
+// The Transports article (moved from the README).
+
+/// TLS and proxy settings: made, not sent anywhere.
+func transportsConfiguration(certURL: URL, keyURL: URL) throws -> (HTTPSession, HTTPSession.Configuration) {
+    // DocC example begin
+    var configuration = HTTPSession.Configuration(.ephemeral)
+    configuration.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: "/etc/myapp/ca.pem"))]
+    configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+    configuration.tls.clientCertificate = .init(certificate: .file(certURL), privateKey: .file(keyURL))
+    configuration.tls.minimumVersion = .tls1_2
+    let session = HTTPSession(configuration: configuration) // curl on Linux
+    // DocC example end
+    // DocC example begin
+    configuration.proxy = .init(.http, host: "proxy.internal", port: 3128)
+    configuration.proxy = try .init(url: "socks5h://user:secret@127.0.0.1:1080") // the proxy resolves names
+    configuration.proxy?.excludedHosts = ["localhost", ".intranet.example", "10.0.0.0/8"]
+    // DocC example end
+    return (session, configuration)
+}
+
+/// NTLM on an intranet: compiled only, there is no intranet here.
+func transportsNTLM() async throws -> HTTPCycle {
+    // DocC example begin
+    let session = HTTPSession(configuration: .ephemeral, transport: .curl)
+    session.authentications = [NTLMAuthentication(username: "jane", password: "secret", domain: "CORP")]
+    let report = try await HTTPCycle.get("http://intranet.corp/report", session: session)
+    // DocC example end
+    return report
+}

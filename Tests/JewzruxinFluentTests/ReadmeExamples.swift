@@ -236,34 +236,6 @@ func readmeNativeTransport(_ sandbox: Sandbox, _ printed: PrintedLines) async th
     print(cycle.response.text ?? "")
 }
 
-/// TLS and proxy settings: made, not sent anywhere.
-func readmeConfiguration(certURL: URL, keyURL: URL) throws -> (HTTPSession, HTTPSession.Configuration) {
-    // README example begin
-    var configuration = HTTPSession.Configuration(.ephemeral)
-    configuration.tls.additionalTrustedCertificates = [.file(URL(fileURLWithPath: "/etc/myapp/ca.pem"))]
-    configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
-    configuration.tls.clientCertificate = .init(certificate: .file(certURL), privateKey: .file(keyURL))
-    configuration.tls.minimumVersion = .tls1_2
-    let session = HTTPSession(configuration: configuration) // curl on Linux
-    // README example end
-    // README example begin
-    configuration.proxy = .init(.http, host: "proxy.internal", port: 3128)
-    configuration.proxy = try .init(url: "socks5h://user:secret@127.0.0.1:1080") // the proxy resolves names
-    configuration.proxy?.excludedHosts = ["localhost", ".intranet.example", "10.0.0.0/8"]
-    // README example end
-    return (session, configuration)
-}
-
-/// NTLM on an intranet: compiled only, there is no intranet here.
-func readmeNTLM() async throws -> HTTPCycle {
-    // README example begin
-    let session = HTTPSession(configuration: .ephemeral, transport: .curl)
-    session.authentications = [NTLMAuthentication(username: "jane", password: "secret", domain: "CORP")]
-    let report = try await HTTPCycle.get("http://intranet.corp/report", session: session)
-    // README example end
-    return report
-}
-
 /// Server-sent events and an NDJSON stream from the sandbox.
 func readmeEventStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }

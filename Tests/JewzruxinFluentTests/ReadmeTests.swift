@@ -224,7 +224,7 @@ struct ReadmeTests {
 
     @Test("the TLS and proxy settings are made as written")
     func configuration() throws {
-        let (_, configuration) = try readmeConfiguration(
+        let (_, configuration) = try transportsConfiguration(
             certURL: URL(fileURLWithPath: "/nonexistent/cert.pem"), keyURL: URL(fileURLWithPath: "/nonexistent/key.pem"))
         #expect(configuration.tls.minimumVersion == .tls1_2)
         #expect(configuration.tls.pinnedPublicKeys.count == 1)
