@@ -45,7 +45,7 @@ for arg in "$@"; do
     *) seconds="$arg" ;;
     esac
 done
-LEAK_FILTER="${LEAK_FILTER:-JewzruxinTests\.(SeedExampleTests|FaultMatrixTests|TransferTests|AuthenticationTests|RetryTests|HTTPServiceRequestTests|SessionFeatureTests)|JewzruxinFluentTests\.SeedExampleTests}"
+LEAK_FILTER="${LEAK_FILTER:-JewzruxinTests\.(SeedExampleTests|FaultMatrixTests|TransferTests|AuthenticationTests|RetryTests|HTTPServiceRequestTests|SessionFeatureTests|EventStreamTests|StreamedUploadTests)|JewzruxinFluentTests\.(SeedExampleTests|EventStreamHandlerTests)}"
 
 rows=()
 status=0
