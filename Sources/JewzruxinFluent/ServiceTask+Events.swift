@@ -30,8 +30,7 @@ extension ServiceTask {
         _ queue: HandlerQueue? = nil, reconnection: HTTPCycle.EventStreamReconnection = HTTPCycle.EventStreamReconnection(),
         _ handler: @escaping @Sendable (ServerSentEvent) throws -> Void
     ) -> Self {
-        let place = place(queue)
-        guard case .handlers(let delivery) = place else { return self }
+        let delivery = delivery(queue)
         // A handler's error stops the stream and becomes the task's: the first one stands.
         let failure = Locked<(any Error)?>(nil)
         start(driving: { cycle in
@@ -55,7 +54,7 @@ extension ServiceTask {
             return nil
         })
         // An error thrown by the last event's handler, after the stream ended.
-        add(Handler(kind: .always, place: place) { _ in
+        add(Handler(kind: .always, place: .handlers(delivery)) { _ in
             .run { if let error = failure.withLock({ $0 }) { throw error } }
         })
         return self

@@ -404,8 +404,13 @@ public final class ServiceTask: Sendable {
 
     /// Where a handler added with `queue` runs: there, else where the cycle's handlers run (its
     /// handler queue, else the session's), as they are now.
-    func place(_ queue: HandlerQueue?) -> Place {
-        .handlers(session.delivery(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue))
+    private func place(_ queue: HandlerQueue?) -> Place {
+        .handlers(delivery(queue))
+    }
+
+    /// How calls reach `queue`, or the cycle's handler queue when `queue` is `nil`.
+    func delivery(_ queue: HandlerQueue?) -> HandlerDelivery {
+        session.delivery(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue)
     }
 
     private func finish(response: HTTPResponse, error: (any Error)?) {

@@ -118,19 +118,7 @@ public struct JewzruxinClientTransport: ClientTransport {
     /// each attempt (which a body iterable once refuses with the runtime's error).
     static func uploadStream(of body: HTTPBody) -> UploadStream {
         let length: Int64? = if case .known(let length) = body.length { length } else { nil }
-        return UploadStream(length: length) {
-            AsyncThrowingStream { continuation in
-                let task = Task {
-                    do {
-                        for try await chunk in body { continuation.yield(Data(chunk)) }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                }
-                continuation.onTermination = { _ in task.cancel() }
-            }
-        }
+        return UploadStream(length: length, sequence: { body.map { Data($0) } })
     }
 
     /// `body` in memory, refused past the configured limit before a byte more is read.

@@ -95,11 +95,12 @@ final class UploadPipe: Sendable {
         var closed = false
         /// The bytes the stream gave so far.
         var produced: Int64 = 0
+        /// The task reading the stream, cancelled by ``close()``.
+        var producer: Task<Void, Never>?
     }
 
     private let state = Locked(State())
     private let arrival = DispatchSemaphore(value: 0)
-    private let producer = Locked<Task<Void, Never>?>(nil)
     private let length: Int64?
 
     /// What a non-blocking read found.
@@ -125,7 +126,7 @@ final class UploadPipe: Sendable {
                 finish(.failure(error))
             }
         }
-        producer.withLock { $0 = task }
+        state.withLock { $0.producer = task }
     }
 
     /// Adds a chunk, waiting while the buffer is full; `false` once the pipe is closed.
@@ -221,16 +222,16 @@ final class UploadPipe: Sendable {
 
     /// Stops the stream: the producer is cancelled and its bytes dropped.
     func close() {
-        let room = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let (room, producer) = state.withLock { s -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
             s.closed = true
             s.chunks = []
             s.buffered = 0
             s.whenReadable = nil
             defer { s.room = nil }
-            return s.room
+            return (s.room, s.producer)
         }
         room?.resume()
-        producer.withLock { $0 }?.cancel()
+        producer?.cancel()
         arrival.signal()
     }
 

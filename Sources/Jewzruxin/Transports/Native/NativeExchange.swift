@@ -415,43 +415,37 @@ final class NativeExchange: HTTPTransfer {
             try finishBody(framing: encoded.framing, write: write)
         case .multipart(let plan):
             try encoded.bytes.withUnsafeBytes { try write($0) }
-            try sendForm(plan, framing: encoded.framing, measured: &measured, write: write)
+            let reader = MultipartBodyReader(plan)
+            defer { reader.close() }
+            try sendBody(expected: plan.length ?? -1, framing: encoded.framing, measured: &measured, write: write) {
+                try reader.read(into: $0)
+            }
             try finishBody(framing: encoded.framing, write: write)
         case .stream(let stream):
             try encoded.bytes.withUnsafeBytes { try write($0) }
             let pipe = stream.open()
             defer { pipe.close() }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
-            defer { buffer.deallocate() }
-            let expected = stream.length ?? -1
-            var sent: Int64 = 0
-            while true {
+            try sendBody(expected: stream.length ?? -1, framing: encoded.framing, measured: &measured, write: write) {
                 // The app's stream, not the server, is waited for here: a cancel ends the wait.
-                let count = try pipe.readWaiting(into: buffer) { state.withLock { $0.isCancelled } }
-                guard count > 0 else { break }
-                try sendBodyPart(Data(UnsafeRawBufferPointer(rebasing: buffer[0..<count])), framing: encoded.framing, write: write)
-                sent += Int64(count)
-                measured.requestBodyBytes = sent
-                events.didSend(bytes: Int64(count), totalBytes: sent, expectedBytes: expected)
+                try pipe.readWaiting(into: $0) { state.withLock { $0.isCancelled } }
             }
             try finishBody(framing: encoded.framing, write: write)
         }
     }
 
-    /// Sends a form's body as its reader makes it, 64 KiB at a time, framed as `framing` says.
-    private func sendForm(
-        _ plan: MultipartFormData.Plan, framing: RequestEncoder.BodyFraming, measured: inout AttemptMeasurements,
-        write: (UnsafeRawBufferPointer) throws -> Void
+    /// Sends a body as `read` makes it (a form's reader, a stream's pipe; 0 at its end), 64 KiB at
+    /// a time, framed as `framing` says.
+    private func sendBody(
+        expected: Int64, framing: RequestEncoder.BodyFraming, measured: inout AttemptMeasurements,
+        write: (UnsafeRawBufferPointer) throws -> Void, read: (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws {
-        let reader = MultipartBodyReader(plan)
-        defer { reader.close() }
         // Room before the bytes for a chunk's size line, and after them for its CR LF.
         let prefix = 8, capacity = 65_536
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: prefix + capacity + 2, alignment: 16)
         defer { buffer.deallocate() }
-        let expected = plan.length ?? -1
+        var sent: Int64 = 0
         while true {
-            let count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[prefix..<(prefix + capacity)]))
+            let count = try read(UnsafeMutableRawBufferPointer(rebasing: buffer[prefix..<(prefix + capacity)]))
             guard count > 0 else { return }
             if framing == .chunked {
                 let size = Array(String(count, radix: 16).utf8) + [0x0D, 0x0A]
@@ -463,8 +457,9 @@ final class NativeExchange: HTTPTransfer {
             } else {
                 try write(UnsafeRawBufferPointer(rebasing: buffer[prefix..<(prefix + count)]))
             }
-            measured.requestBodyBytes = reader.sent
-            events.didSend(bytes: Int64(count), totalBytes: reader.sent, expectedBytes: expected)
+            sent += Int64(count)
+            measured.requestBodyBytes = sent
+            events.didSend(bytes: Int64(count), totalBytes: sent, expectedBytes: expected)
         }
     }
 

@@ -94,7 +94,7 @@ public final class URLSessionTransport: HTTPTransport {
         var core = request.core
         if let cookies = router.cookies?.header(for: core) { core.setValue(cookies, forHTTPHeaderField: "Cookie") }
         let task: URLSessionTask
-        var form: SessionRouter.FormBody?
+        var streamed: SessionRouter.StreamedBody?
         switch upload {
         case .data(let data)?: task = session.uploadTask(with: core, from: data)
         case .file(let url)?: task = session.uploadTask(with: core, fromFile: url)
@@ -104,15 +104,9 @@ public final class URLSessionTransport: HTTPTransport {
                 if let length = plan.length, length <= Self.inMemoryFormLimit {
                     task = session.uploadTask(with: core, from: try multipart.encodedData())
                 } else {
-                    let body = SessionRouter.FormBody(source: .form(plan))
-                    var streamed = core
-                    streamed.httpBodyStream = body.makeStream()
-                    #if !canImport(FoundationNetworking)
-                    // Apple's URLSession sends a stream body with the length it is given.
-                    if let length = plan.length { streamed.setValue(String(length), forHTTPHeaderField: "Content-Length") }
-                    #endif
-                    task = session.dataTask(with: streamed)
-                    form = body
+                    let body = SessionRouter.StreamedBody(source: .form(plan))
+                    task = Self.streamingTask(core, body, in: session)
+                    streamed = body
                 }
             } catch {
                 return FailedTransfer(error: error, events: events)
@@ -129,21 +123,27 @@ public final class URLSessionTransport: HTTPTransport {
                 NSURLErrorFailingURLErrorKey: request.url as Any,
             ]), events: events)
             #else
-            let body = SessionRouter.FormBody(source: .stream(stream))
-            var streamed = core
-            streamed.httpBodyStream = body.makeStream()
-            #if !canImport(FoundationNetworking)
-            if let length = stream.length { streamed.setValue(String(length), forHTTPHeaderField: "Content-Length") }
-            #endif
-            task = session.dataTask(with: streamed)
-            form = body
+            let body = SessionRouter.StreamedBody(source: .stream(stream))
+            task = Self.streamingTask(core, body, in: session)
+            streamed = body
             #endif
         case nil:
             if let data = request.data { core.httpBody = data }
             task = session.dataTask(with: core)
         }
-        router.register(task, events, form: form)
-        return Transfer(task: task, body: form)
+        router.register(task, events, streamed: streamed)
+        return Transfer(task: task, body: streamed)
+    }
+
+    /// A task sending `body` from its stream.
+    private static func streamingTask(_ core: URLRequest, _ body: SessionRouter.StreamedBody, in session: URLSession) -> URLSessionTask {
+        var withBody = core
+        withBody.httpBodyStream = body.makeStream()
+        #if !canImport(FoundationNetworking)
+        // Apple's URLSession sends a stream body with the length it is given.
+        if let length = body.length { withBody.setValue(String(length), forHTTPHeaderField: "Content-Length") }
+        #endif
+        return session.dataTask(with: withBody)
     }
 
     /// The largest form of known length sent from memory, with a `Content-Length`; a larger one,
@@ -160,7 +160,7 @@ public final class URLSessionTransport: HTTPTransport {
     private struct Transfer: HTTPTransfer {
         let task: URLSessionTask
         /// The body streamed, if any: a cancel stops its reads first.
-        var body: SessionRouter.FormBody?
+        var body: SessionRouter.StreamedBody?
         func resume() { task.resume() }
         /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
         /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2). Not on a
@@ -191,7 +191,7 @@ extension HTTPTransport where Self == URLSessionTransport {
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// A body streamed as a task's (a form, or an ``UploadStream``): what makes its stream again,
     /// its length, and the error the stream failed with.
-    struct FormBody: Sendable {
+    struct StreamedBody: Sendable {
         /// What the body is read from.
         enum Source: Sendable {
             case form(MultipartFormData.Plan)
@@ -225,8 +225,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private struct Entry {
         let events: HTTPTransferEvents
-        /// The form streamed as the body, if it is one.
-        var form: FormBody?
+        /// The body streamed, if it is one (a form, an upload stream).
+        var streamed: StreamedBody?
         var receivedResponse = false
         /// A challenge was declined: FoundationNetworking then cancels the task, but the 401/407
         /// response and its body have already arrived and are the outcome.
@@ -245,8 +245,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         self.cookies = cookies
     }
 
-    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, form: FormBody?) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, form: form) }
+    func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, streamed: StreamedBody?) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(events: events, streamed: streamed) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
@@ -294,8 +294,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if entry.declinedChallenge, entry.receivedResponse, HTTPCycle.isCancellation(error) {
             error = nil
         }
-        // A form whose file or stream failed: URLSession says only that the body did.
-        if error != nil, let failure = entry.form?.failure.error.withLock({ $0 }) {
+        // A streamed body that failed (a form's file, an upload stream): URLSession says only that the body did.
+        if error != nil, let failure = entry.streamed?.failure.error.withLock({ $0 }) {
             entry.events.didComplete(error: failure)
             return
         }
@@ -317,20 +317,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        var form: FormBody?
-        guard let events = events(for: task, update: { form = $0.form }) else { return }
-        // A streamed body's length is unknown to URLSession (it says 0); a form's may be known.
-        let expected = form.map { $0.length ?? -1 } ?? totalBytesExpectedToSend
+        var streamed: StreamedBody?
+        guard let events = events(for: task, update: { streamed = $0.streamed }) else { return }
+        // A streamed body's length is unknown to URLSession (it says 0); ours may be known.
+        let expected = streamed.map { $0.length ?? -1 } ?? totalBytesExpectedToSend
         events.didSend(bytes: bytesSent, totalBytes: totalBytesSent, expectedBytes: expected)
     }
 
-    /// URLSession asks for the body again from its start: a new stream of the form.
+    /// URLSession asks for the body again from its start: a new stream of it.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        var form: FormBody?
-        _ = events(for: task) { form = $0.form }
-        completionHandler(form?.makeStream())
+        var streamed: StreamedBody?
+        _ = events(for: task) { streamed = $0.streamed }
+        completionHandler(streamed?.makeStream())
     }
 
     func urlSession(
