@@ -40,6 +40,15 @@ struct EventStreamTests {
         }
     }
 
+    @Test("a stream sent one byte at a time, every event split at every byte boundary, CRLFs included, gives the same events")
+    func oneByteAtATime() async throws {
+        try await withSandbox { sandbox in
+            let url = try #require(URL(string: sandbox.string("/events/?multiline=1&n=2&bom=1&eol=mixed&drip_ms=0.2")))
+            let events = try await collect(HTTPCycle(requestURL: url, session: makeSession()).events(reconnection: Self.quick))
+            #expect(events == Self.expected(1...2))
+        }
+    }
+
     @Test("a stream that ends after every two events resumes from Last-Event-ID, waiting the server's retry")
     func reconnectsWithRetry() async throws {
         try await withSandbox { sandbox in
