@@ -28,35 +28,26 @@ import Darwin
 /// unspecialized, with a metadata lookup per call (a quarter more instructions per request on the
 /// native transport). The target is not a product, so only this package's modules can import it.
 ///
-/// Guard a value, not `Void`: a zero-size value sits at the address of `mutex`, and TSan's
-/// exclusivity checks then take the holder's access to it for a race with the next thread reading
-/// `mutex` to lock it (hundreds of false reports per test run, when HostPool briefly did that).
+/// Guard a value, not `Void`: with a zero-size value, an access to it is an access to the mutex's
+/// address, which TSan's view of Swift's exclusivity checks once took for a race with the next
+/// thread locking it (hundreds of false reports per test run, when HostPool briefly did that).
 ///
-/// `@unchecked Sendable` invariant: `value` is read and written only inside `withLock`, while `mutex`
-/// is held; `mutex` is allocated once in `init`, never moves (it's heap-allocated, as POSIX requires of
-/// a mutex in use) and is destroyed only in `deinit`, when no thread can hold a reference.
-public final class Locked<Value: ~Copyable>: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Not checked for exclusive access at run time: it is only accessed in `withLock`, with
-    /// `mutex` held, which already makes each access exclusive (and is not reentrant). The
-    /// runtime's check (`swift_beginAccess`, a thread-local set of accesses in progress) cost some
-    /// 110 instructions per `withLock`, a few thousand per request.
-    @exclusivity(unchecked) @usableFromInline var value: Value
+/// One allocation holds the value and the mutex: the mutex is the tail element of a `ManagedBuffer`
+/// (``LockedStorage``) whose header is the value, so making a `Locked` costs one `malloc` and
+/// letting it go one `free`, where a class with a separately allocated mutex cost two of each (a
+/// request makes several).
+///
+/// `@unchecked Sendable` invariant: the value is read and written only inside `withLock`, while the
+/// mutex is held; the mutex lives in the storage's tail allocation, which never moves, is
+/// initialized once when the storage is made and destroyed only in its `deinit`, when no thread can
+/// hold a reference. Copies of a `Locked` share one storage: it is a reference to the guarded value.
+public struct Locked<Value>: @unchecked Sendable {
+    @usableFromInline let storage: LockedStorage<Value>
 
     /// Guards `value`.
     @inlinable
     public init(_ value: consuming sending Value) {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
-        self.value = value
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value. Not reentrant: calling `withLock` on the
@@ -65,9 +56,10 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     public func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
+        let (value, mutex) = storage.pointers
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 
     /// Takes the lock and lets it go at once, touching nothing.
@@ -80,6 +72,7 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     /// order. Two uncontended lock operations.
     @inlinable
     public func fence() {
+        let mutex = storage.pointers.mutex
         pthread_mutex_lock(mutex)
         pthread_mutex_unlock(mutex)
     }
@@ -91,8 +84,40 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     public func withLockIfAvailable<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
+        let (value, mutex) = storage.pointers
         guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
+    }
+}
+
+/// The storage of a ``Locked``: the value as the header, the mutex as the one tail element.
+///
+/// Public (and not for use outside ``Locked``) so that `Locked`'s inlinable methods can reach it.
+public final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    /// A storage holding `value`, its mutex initialized.
+    @inlinable
+    static func make(_ value: sending Value) -> LockedStorage {
+        let made = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockedStorage.self)
+        made.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        }
+        return made
+    }
+
+    /// The value and the mutex. Both stay where they are while the storage lives: reading them
+    /// takes no lock and no exclusivity check (the mutex makes each access to the value exclusive).
+    @inlinable
+    var pointers: (value: UnsafeMutablePointer<Value>, mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        withUnsafeMutablePointers { ($0, $1) }
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
+        }
     }
 }

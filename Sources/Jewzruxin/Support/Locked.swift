@@ -3,4 +3,4 @@ import JewzruxinPrimitives
 /// The package's lock (declared in the `JewzruxinPrimitives` target, which the sandbox shares): named
 /// here so that every folder of the module, and the package's modules built on it, use it without
 /// importing the primitives.
-package typealias Locked<Value: ~Copyable> = JewzruxinPrimitives.Locked<Value>
+package typealias Locked<LockedValue> = JewzruxinPrimitives.Locked<LockedValue>
