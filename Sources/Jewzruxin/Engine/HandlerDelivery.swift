@@ -111,8 +111,24 @@ package final class HandlerDelivery: Sendable {
 
     private func scheduleWaitingCalls() {
         switch target {
-        case .operation(let queue): queue.addOperation { self.runWaitingCalls() }
+        case .operation(let queue): queue.addOperation(RunWaitingCalls(self))
         default: DispatchQueue.main.async { self.runWaitingCalls() }
+        }
+    }
+
+    /// The operation that runs the waiting calls: an `Operation` of its own rather than a
+    /// `BlockOperation`, which copies its array of blocks to run them and holds the closure that
+    /// calls back here, two more allocations per operation.
+    private final class RunWaitingCalls: Operation, @unchecked Sendable {
+        // Set once, before the operation is queued.
+        private let delivery: HandlerDelivery
+
+        init(_ delivery: HandlerDelivery) {
+            self.delivery = delivery
+        }
+
+        override func main() {
+            delivery.runWaitingCalls()
         }
     }
 
