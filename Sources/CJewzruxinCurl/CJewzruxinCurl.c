@@ -81,8 +81,6 @@ typedef struct {
     int (*multi_setopt)(void *, int, ...);
     const char *(*multi_strerror)(int);
     jz_message *(*multi_info_read)(void *, int *);
-    void *(*slist_append)(void *, const char *);
-    void (*slist_free_all)(void *);
 } jz_functions;
 
 // Those of the library loaded, looked up once.
@@ -120,8 +118,6 @@ static int resolve(void *library, jz_functions *table, char *why, size_t why_siz
     JZ_LOOKUP(multi_setopt, "curl_multi_setopt");
     JZ_LOOKUP(multi_strerror, "curl_multi_strerror");
     JZ_LOOKUP(multi_info_read, "curl_multi_info_read");
-    JZ_LOOKUP(slist_append, "curl_slist_append");
-    JZ_LOOKUP(slist_free_all, "curl_slist_free_all");
 #undef JZ_LOOKUP
     return 1;
 }
@@ -404,5 +400,3 @@ int jz_epoll_wait(int epoll, int timeout_ms, jz_ready *ready, int capacity) {
 
 // MARK: Header lists
 
-jz_slist *jz_slist_append(jz_slist *list, const char *line) { return curl.slist_append(list, line); }
-void jz_slist_free(jz_slist *list) { curl.slist_free_all(list); }

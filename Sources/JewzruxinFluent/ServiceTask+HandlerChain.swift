@@ -119,6 +119,9 @@ extension ServiceTask {
 
         /// Adds a handler at the end of the line.
         mutating func append(_ handler: Handler) -> Step? {
+            // A chain has a success and an error handler at least: room for a few at once, not
+            // one array and then a bigger one.
+            if pending.capacity == 0 { pending.reserveCapacity(4) }
             pending.append(handler)
             return next()
         }

@@ -23,6 +23,12 @@ public enum HTTPHeaderSyntax {
         equalIgnoringASCIICase(a.utf8, b.utf8)
     }
 
+    /// `string` uppercased: itself, with no copy, when it has no lowercase letter (a method as it is
+    /// usually written); else `uppercased()`.
+    public static func uppercasedASCII(_ string: String) -> String {
+        string.utf8.contains { $0 >= 0x61 && $0 <= 0x7A || $0 >= 0x80 } ? string.uppercased() : string
+    }
+
     /// Whether two byte sequences are the same but for the case of ASCII letters.
     @inlinable
     public static func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {

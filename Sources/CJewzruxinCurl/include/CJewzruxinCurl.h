@@ -22,8 +22,13 @@ extern "C" {
 /// An easy handle (CURL *) and a multi handle (CURLM *), opaque.
 typedef void jz_easy;
 typedef void jz_multi;
-/// A header list (struct curl_slist *), opaque.
-typedef void jz_slist;
+/// A node of a header list as libcurl reads it: the layout of `struct curl_slist`, part of its
+/// stable ABI. The transport builds its lists itself, all in one allocation, rather than with
+/// curl_slist_append, which allocates a node and a copy of the line for each.
+typedef struct jz_slist_node {
+    char *data;
+    struct jz_slist_node *next;
+} jz_slist_node;
 
 // MARK: Loading
 
@@ -165,12 +170,6 @@ int jz_eventfd_create(void);
 void jz_eventfd_ring(int fd);
 /// Clears the doorbell `fd`, however many times it was rung.
 void jz_eventfd_clear(int fd);
-
-// MARK: Header lists
-
-/// curl_slist_append: returns the new head, or NULL when out of memory (the old list is kept).
-jz_slist *jz_slist_append(jz_slist *list, const char *line);
-void jz_slist_free(jz_slist *list);
 
 // MARK: Content decoding
 //

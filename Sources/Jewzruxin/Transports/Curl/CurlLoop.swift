@@ -63,9 +63,10 @@ final class CurlLoop: @unchecked Sendable {
     /// deciding whether to start its transfer itself. (A lock of its own rather than an atomic:
     /// `Synchronization.Atomic` needs newer Apple systems than the package declares.)
     private let runningCount = Locked(0)
-    /// Easy handles of ended transfers, reset, for the next ones: making one costs more than
-    /// resetting one. Under the drive.
-    @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Easy handles of ended transfers, for the next ones: making one costs more than resetting
+    /// one. A primed handle kept the options its last transfer set, which were only those every
+    /// plain GET sets alike (``CurlTransfer``): the next transfer sets only its own. Under the drive.
+    @exclusivity(unchecked) private var idleHandles: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
     private static let idleHandleLimit = 32
     /// From how many transfers running a submitted transfer goes to the loop's thread, even when the
     /// drive is free.
@@ -162,6 +163,11 @@ final class CurlLoop: @unchecked Sendable {
         drive.withLock { _ in (state.startedHere, state.startedOnLoop) }
     }
 
+    /// Whether each idle handle is primed, the one taken next last: for tests.
+    func idleHandlesPrimed() -> [Bool] {
+        drive.withLock { _ in idleHandles.map(\.primed) }
+    }
+
     /// Runs `body` holding the drive, so that a transfer it submits goes through the inbox: for tests.
     func holdingDrive(_ body: () -> Void) {
         drive.withLock { _ in body() }
@@ -175,9 +181,11 @@ final class CurlLoop: @unchecked Sendable {
         state.outbox.append(event)
     }
 
-    /// An easy handle with default options, for a transfer about to start. Under the drive.
-    func makeHandle() -> UnsafeMutableRawPointer? {
-        idleHandles.popLast() ?? jz_easy_init()
+    /// An easy handle for a transfer about to start: with default options, or primed (see
+    /// ``idleHandles``). A primed one is taken first. Under the drive.
+    func makeHandle() -> (handle: UnsafeMutableRawPointer, primed: Bool)? {
+        if let idle = idleHandles.popLast() { return idle }
+        return jz_easy_init().map { ($0, false) }
     }
 
     /// What was read from and sent on each kept connection's socket when its last transfer ended,
@@ -202,14 +210,26 @@ final class CurlLoop: @unchecked Sendable {
         poller?.isWatched(socket) ?? false
     }
 
-    /// Takes back the handle of an ended transfer, out of the multi handle. Under the drive.
-    func recycle(_ easy: UnsafeMutableRawPointer) {
+    /// Takes back the handle of an ended transfer, out of the multi handle: kept primed when
+    /// `keepsOptions` (its transfer set only the options of a plain GET, and ended well), reset to
+    /// libcurl's defaults otherwise. Under the drive.
+    func recycle(_ easy: UnsafeMutableRawPointer, keepsOptions: Bool) {
         guard idleHandles.count < Self.idleHandleLimit else {
             jz_easy_cleanup(easy)
             return
         }
-        jz_easy_reset(easy)
-        idleHandles.append(easy)
+        if keepsOptions {
+            // What points into the ended transfer goes: the next one sets its own.
+            _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), nil)
+            _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), nil)
+            _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HEADERDATA), nil)
+            _ = jz_easy_setopt_pointer(easy, Int32(JZ_OPT_WRITEDATA), nil)
+            // Primed handles are taken first: put it after the reset ones.
+            idleHandles.append((easy, true))
+        } else {
+            jz_easy_reset(easy)
+            idleHandles.insert((easy, false), at: 0)
+        }
     }
 
     /// Starts `transfer` on the calling thread, which holds the drive: returns whether the loop's
@@ -355,7 +375,7 @@ final class CurlLoop: @unchecked Sendable {
         let ends = isStopping && state.active.isEmpty
         if ends {
             state.isFinished = true
-            for easy in idleHandles { jz_easy_cleanup(easy) }
+            for idle in idleHandles { jz_easy_cleanup(idle.handle) }
             idleHandles = []
             _ = jz_multi_cleanup(multi)
         }

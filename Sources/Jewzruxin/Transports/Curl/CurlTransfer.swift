@@ -41,7 +41,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     // runtime's check (`swift_beginAccess`) cost some 30 calls per request here.
     /// The easy handle, while the transfer runs.
     @exclusivity(unchecked) private(set) var easyHandle: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) private var headerList: UnsafeMutableRawPointer?
+    /// The request's header lines, which libcurl reads while the transfer runs.
+    @exclusivity(unchecked) private var headerList: CurlHeaderList?
     @exclusivity(unchecked) private var errorBuffer: UnsafeMutablePointer<CChar>?
     @exclusivity(unchecked) private var head = CurlHeadReader()
     @exclusivity(unchecked) private var body: CurlBodySource?
@@ -61,6 +62,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     @exclusivity(unchecked) private var decoding = CurlBodyDecoding()
     /// The proxy the transfer goes through, if any.
     @exclusivity(unchecked) private var proxy: HTTPSession.ProxySettings?
+    /// Whether the handle holds only the options of a plain GET, which the next transfer on it
+    /// keeps (``CurlLoop/recycle(_:keepsOptions:)``): no body, proxy, authentication or TLS setting
+    /// beyond a CA file.
+    @exclusivity(unchecked) private var keepsOptions = false
     /// What libcurl was handed to run NTLM or Negotiate, if anything (CurlAuthentication.swift).
     @exclusivity(unchecked) private var connectionAuthentication: CurlConnectionAuthentication?
 
@@ -117,13 +122,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// start (it has then reported why).
     func prepare() -> UnsafeMutableRawPointer? {
         guard flags.withLock({ $0.resumed && !$0.cancelled && !$0.reported }) else { return nil }
-        guard let easy = loop.makeHandle() else {
+        guard let (easy, primed) = loop.makeHandle() else {
             complete(with: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "curl_easy_init failed"]))
             return nil
         }
         easyHandle = easy
         do {
-            try configure(easy)
+            try configure(easy, primed: primed)
         } catch {
             complete(with: error)
             return nil
@@ -224,7 +229,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Reports the end, once, after what libcurl measured of it, and lets the handle go.
     func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
         guard markReported() else { return }
-        release()
+        release(succeeded: error == nil)
         let events = events
         let report: @Sendable () -> Void = {
             if let metrics { events.didCollect(metrics) }
@@ -280,10 +285,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         return String(cString: errorBuffer)
     }
 
-    private func release() {
-        if let easyHandle { loop.recycle(easyHandle) }
+    /// Lets the handle go: kept primed for the next transfer when this one `succeeded` with the
+    /// options of a plain GET, reset otherwise.
+    private func release(succeeded: Bool) {
+        if let easyHandle { loop.recycle(easyHandle, keepsOptions: succeeded && keepsOptions) }
         easyHandle = nil
-        if let headerList { jz_slist_free(headerList) }
         headerList = nil
         errorBuffer?.deallocate()
         errorBuffer = nil
@@ -404,14 +410,23 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     // MARK: Configuring the handle
 
-    private func configure(_ easy: UnsafeMutableRawPointer) throws {
+    /// Sets the transfer's options on `easy`; on a `primed` handle (``CurlLoop/makeHandle()``), only
+    /// those a plain GET doesn't set alike.
+    private func configure(_ easy: UnsafeMutableRawPointer, primed: Bool) throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
         buffer.initialize(repeating: 0, count: 256)
         errorBuffer = buffer
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_ERRORBUFFER), buffer))
         try set(easy, JZ_OPT_URL, url.absoluteString)
-        try set(easy, JZ_OPT_NOSIGNAL, 1)
+        if !primed {
+            try set(easy, JZ_OPT_NOSIGNAL, 1)
+            // The engine follows redirects and answers challenges itself, on every transport (NTLM
+            // and Negotiate aside, below).
+            try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
+            // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
+            try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
+        }
         head.isHeadRequest = HTTPHeaderSyntax.equalIgnoringASCIICase(request.core.httpMethod ?? "GET", "HEAD")
         head.upgradeRequested = ResponseRules.asksForUpgrade(request.core)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
@@ -424,17 +439,15 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             // A burst to a server that may speak HTTP/2 waits for the first connection and
             // multiplexes over it, rather than opening one connection per request.
             try set(easy, JZ_OPT_PIPEWAIT, 1)
+        } else if primed {
+            try set(easy, JZ_OPT_PIPEWAIT, 0)
         }
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(within: timeout), 86_400) * 1000))
-        // The engine follows redirects and answers challenges itself, on every transport (NTLM and
-        // Negotiate aside, above).
-        try set(easy, JZ_OPT_FOLLOWLOCATION, 0)
-        // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
-        try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
-        try configureTLS(easy)
-        try configureProxy(easy)
-        try configureMethodAndBody(easy, context: context)
+        let plainTLS = try configureTLS(easy)
+        try configureProxy(easy, primed: primed)
+        let method = try configureMethodAndBody(easy, context: context)
         try configureHeaders(easy)
+        keepsOptions = plainTLS && connectionAuthentication == nil && proxy == nil && body == nil && method == "GET"
     }
 
     // MARK: NTLM and Negotiate (CurlAuthentication.swift)
@@ -462,7 +475,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// The request's proxy, chosen here (the configuration's, or the environment's as the transport
     /// read it, unless the host is excluded), so that libcurl reads no environment variable itself:
     /// `CURLOPT_PROXY` is always set, empty for none.
-    private func configureProxy(_ easy: UnsafeMutableRawPointer) throws {
+    private func configureProxy(_ easy: UnsafeMutableRawPointer, primed: Bool) throws {
         let chosen: HTTPSession.ProxySettings?
         do {
             chosen = try settings.proxies.proxy(for: url)
@@ -473,6 +486,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             ])
         }
         proxy = chosen
+        // A primed handle has both empty already.
+        guard !primed || chosen != nil else { return }
         // The excluded hosts were taken out above; an empty list also keeps libcurl from no_proxy.
         try set(easy, JZ_OPT_NOPROXY, "")
         guard let chosen else {
@@ -506,8 +521,10 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } == true
     }
 
-    private func configureTLS(_ easy: UnsafeMutableRawPointer) throws {
-        guard isHTTPS else { return }
+    /// Sets the session's TLS settings for an https request: whether they were plain (a CA file or
+    /// the system's trust, nothing else), which a primed handle may keep.
+    private func configureTLS(_ easy: UnsafeMutableRawPointer) throws -> Bool {
+        guard isHTTPS else { return true }
         let tls = settings.tls
         if tls.bundleHoldsSystemTrust {
             // libcurl keeps the store it parsed from a CA file for the next connections (its CA
@@ -547,15 +564,25 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         if let version = tls.minimumVersion {
             try set(easy, JZ_OPT_SSLVERSION, version)
         }
+        if case .bytes? = tls.caBundle { return false }
+        return tls.pinnedPublicKeys == nil && tls.clientCertificate == nil && tls.clientKey == nil && tls.keyPassphrase == nil
+            && tls.minimumVersion == nil
     }
 
-    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws {
-        let method = (request.core.httpMethod ?? "GET").uppercased()
-        let loop = loop
-        var source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url) { [weak self] in
-            if let self { loop.resume(self) }
+    /// Sets the method and the body: the method, uppercased.
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws -> String {
+        let method = HTTPHeaderSyntax.uppercasedASCII(request.core.httpMethod ?? "GET")
+        var source: CurlBodySource?
+        if case .stream? = upload {
+            // Only a streamed body pauses the transfer and calls back when it has more.
+            let loop = loop
+            source = try CurlBodySource(upload: upload, inline: nil, url: url) { [weak self] in
+                if let self { loop.resume(self) }
+            }
+        } else {
+            source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url)
         }
-        if source == nil, ["POST", "PUT", "PATCH"].contains(method) {
+        if source == nil, method == "POST" || method == "PUT" || method == "PATCH" {
             // A method that defines a body announces an empty one (RFC 9110 §8.6).
             source = CurlBodySource(empty: ())
         }
@@ -573,49 +600,37 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         } else {
             try set(easy, JZ_OPT_CUSTOMREQUEST, method)
         }
+        return method
     }
 
     private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws {
-        var lines: [String] = []
+        var lines: [CurlHeaderList.Line] = []
         lines.reserveCapacity(8)
         // The names sent so far, as given: a handful, compared without regard to case.
-        var names: [String] = []
-        func has(_ name: String) -> Bool { names.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) } }
-        for (name, value) in (request.core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            // Framing and the connection are the transport's business.
-            guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
-            names.append(name)
-            lines.append(Self.line(name, value))
+        func has(_ name: String) -> Bool { lines.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, name) } }
+        if let fields = request.core.allHTTPHeaderFields, !fields.isEmpty {
+            for (name, value) in fields.count == 1 ? Array(fields) : fields.sorted(by: { $0.key < $1.key }) {
+                // Framing and the connection are the transport's business.
+                guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
+                lines.append(.init(name: name, value: value))
+            }
         }
         for (name, value) in settings.shared.additionalHeaders where !has(name) {
-            names.append(name)
-            lines.append(Self.line(name, value))
+            lines.append(.init(name: name, value: value))
         }
-        if let encodings = settings.acceptedEncodings, !has("Accept-Encoding") { lines.append("Accept-Encoding: " + encodings) }
-        if !has("Cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(Self.line("Cookie", cookies)) }
-        if !has("User-Agent") { lines.append("User-Agent: Jewzruxin") }
+        if let encodings = settings.acceptedEncodings, !has("Accept-Encoding") { lines.append(.init(name: "Accept-Encoding", value: encodings)) }
+        if !has("Cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(.init(name: "Cookie", value: cookies)) }
+        if !has("User-Agent") { lines.append(.init(name: "User-Agent", value: "Jewzruxin")) }
         // libcurl sends `Accept: */*` itself when the request has none.
         // No 100-continue round trip for a body: the other transports send it at once.
-        if body != nil, !has("Expect") { lines.append("Expect:") }
-        var list: UnsafeMutableRawPointer?
-        for line in lines {
-            guard let appended = line.withCString({ jz_slist_append(list, $0) }) else {
-                if let list { jz_slist_free(list) }
-                throw URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "out of memory for the request's headers"])
-            }
-            list = appended
-        }
-        headerList = list
-        try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), list))
+        if body != nil, !has("Expect") { lines.append(.init(name: "Expect", value: nil)) }
+        let list = CurlHeaderList(lines)
+        try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), list.head))
+        headerList = consume list
     }
 
     /// Fields of the request the transport leaves out: it frames the body and runs the connection.
     private static let transportFields = ["Content-Length", "Transfer-Encoding", "Connection"]
-
-    /// A header line for libcurl: `Name;` sends a field with an empty value (`Name:` would remove it).
-    private static func line(_ name: String, _ value: String) -> String {
-        value.isEmpty ? name + ";" : name + ": " + value
-    }
 
     private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, _ value: String) throws {
         try check(value.withCString { jz_easy_setopt_pointer(easy, Int32(option), $0) })
