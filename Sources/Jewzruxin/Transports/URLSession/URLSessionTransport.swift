@@ -62,6 +62,9 @@ public final class URLSessionTransport: HTTPTransport {
         core?.session.finishTasksAndInvalidate()
     }
 
+    /// The queue URLSession calls the router on: for tests.
+    var delegateQueue: OperationQueue? { core?.session.delegateQueue }
+
     /// URLSession, made with the configuration of the session it is given to:
     /// `HTTPSession(configuration: configuration, transport: .urlSession)`.
     public static var urlSession: URLSessionTransport { URLSessionTransport() }
@@ -132,7 +135,7 @@ public final class URLSessionTransport: HTTPTransport {
             task = session.dataTask(with: core)
         }
         router.register(task, events, streamed: streamed)
-        return Transfer(task: task, body: streamed)
+        return Transfer(task: task, body: streamed, router: router)
     }
 
     /// A task sending `body` from its stream.
@@ -157,10 +160,12 @@ public final class URLSessionTransport: HTTPTransport {
     /// every form with its `Content-Length`.
     static let inMemoryFormLimit: Int64 = 1 << 20
 
-    private struct Transfer: HTTPTransfer {
+    struct Transfer: HTTPTransfer {
         let task: URLSessionTask
         /// The body streamed, if any: a cancel stops its reads first.
         var body: SessionRouter.StreamedBody?
+        /// Told before the task is cancelled (``SessionRouter/mayCancel(_:)``).
+        let router: SessionRouter
         func resume() { task.resume() }
         /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
         /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2). Not on a
@@ -168,11 +173,13 @@ public final class URLSessionTransport: HTTPTransport {
         /// of the process; a serial queue of its own gets a thread of its own.
         func cancel() {
             body?.interrupted.withLock { $0 = true }
-            let task = task
-            Self.cancelQueue.async { task.cancel() }
+            let task = task, router = router
+            Self.cancelQueue.async {
+                if router.mayCancel(task) { task.cancel() }
+            }
         }
 
-        private static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
+        static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
     }
 }
 
@@ -234,6 +241,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// Why the response was refused (its head breaks ``ResponseRules``): the task was cancelled,
         /// and this is its outcome.
         var rejection: URLError?
+        /// The transfer was cancelled: a redirect FoundationNetworking asks about afterwards gets no
+        /// answer, since it has stopped the task and traps on one (`HTTPURLProtocol`: "Received
+        /// callback for HTTP redirection, but we're not waiting for it").
+        var cancelled = false
+        /// A redirect is being answered now: a cancel meanwhile waits until the answer is given, so
+        /// that FoundationNetworking takes the answer before it stops the task.
+        var answeringRedirect = false
+        /// A cancel came while a redirect was being answered.
+        var cancelWaits = false
     }
 
     private let entries = Locked([Int: Entry]())
@@ -310,7 +326,36 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // (or not) as the session's redirect policy says, as on the other transports.
         // FoundationNetworking would follow a 301–303 before the policy is asked, and drops the
         // method and body of a 307 or 308 (L9).
+        // Not once the transfer was cancelled: FoundationNetworking has stopped the task then
+        // (or will first), and an answer would crash the process (``Entry/cancelled``).
+        let answers = entries.withLock { entries -> Bool in
+            guard var entry = entries[task.taskIdentifier], !entry.cancelled else { return false }
+            entry.answeringRedirect = true
+            entries[task.taskIdentifier] = entry
+            return true
+        }
+        guard answers else { return }
         completionHandler(nil)
+        let cancels = entries.withLock { entries -> Bool in
+            guard var entry = entries[task.taskIdentifier] else { return false }
+            entry.answeringRedirect = false
+            entries[task.taskIdentifier] = entry
+            return entry.cancelWaits
+        }
+        // After the answer, which FoundationNetworking's queue takes first.
+        if cancels { URLSessionTransport.Transfer.cancelQueue.async { task.cancel() } }
+    }
+
+    /// Whether `task` may be cancelled now: not while a redirect is being answered (the cancel
+    /// then follows the answer). Marks the transfer cancelled either way.
+    func mayCancel(_ task: URLSessionTask) -> Bool {
+        entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return true }
+            entry.cancelled = true
+            entry.cancelWaits = entry.answeringRedirect
+            entries[task.taskIdentifier] = entry
+            return !entry.answeringRedirect
+        }
     }
 
     func urlSession(
