@@ -241,14 +241,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// Why the response was refused (its head breaks ``ResponseRules``): the task was cancelled,
         /// and this is its outcome.
         var rejection: URLError?
-        /// The transfer was cancelled: a redirect FoundationNetworking asks about afterwards gets no
-        /// answer, since it has stopped the task and traps on one (`HTTPURLProtocol`: "Received
-        /// callback for HTTP redirection, but we're not waiting for it").
+        /// The transfer was cancelled: a response or a redirect FoundationNetworking asks about
+        /// afterwards gets no answer, since it has stopped the task and traps on one
+        /// (`NativeProtocol`: "Received response disposition, but we're not waiting for it";
+        /// `HTTPURLProtocol`: "Received callback for HTTP redirection, but we're not waiting for it").
         var cancelled = false
-        /// A redirect is being answered now: a cancel meanwhile waits until the answer is given, so
-        /// that FoundationNetworking takes the answer before it stops the task.
-        var answeringRedirect = false
-        /// A cancel came while a redirect was being answered.
+        /// A question of FoundationNetworking's is being answered now: a cancel meanwhile waits
+        /// until the answer is given, so that FoundationNetworking takes the answer before it stops
+        /// the task.
+        var answering = false
+        /// A cancel came while a question was being answered.
         var cancelWaits = false
     }
 
@@ -274,9 +276,37 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    /// Answers a question FoundationNetworking waits on for `task` (a response's disposition, a
+    /// redirect) with `answer`, unless the transfer was cancelled (``Entry/cancelled``); a cancel
+    /// that comes meanwhile is carried out after the answer.
+    private func answer(_ task: URLSessionTask, _ answer: () -> Void) {
+        let answers = entries.withLock { entries -> Bool in
+            guard var entry = entries[task.taskIdentifier], !entry.cancelled else { return false }
+            entry.answering = true
+            entries[task.taskIdentifier] = entry
+            return true
+        }
+        guard answers else { return }
+        answer()
+        let cancels = entries.withLock { entries -> Bool in
+            guard var entry = entries[task.taskIdentifier] else { return false }
+            entry.answering = false
+            entries[task.taskIdentifier] = entry
+            return entry.cancelWaits
+        }
+        // After the answer, which FoundationNetworking's queue takes first.
+        if cancels { URLSessionTransport.Transfer.cancelQueue.async { task.cancel() } }
+    }
+
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        answer(dataTask) { dispose(of: response, for: dataTask, completionHandler) }
+    }
+
+    private func dispose(
+        of response: URLResponse, for dataTask: URLSessionDataTask, _ completionHandler: (URLSession.ResponseDisposition) -> Void
     ) {
         if let http = response as? HTTPURLResponse, let request = dataTask.originalRequest,
            let fault = URLSessionTransport.fault(in: http, for: request) {
@@ -328,33 +358,18 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // method and body of a 307 or 308 (L9).
         // Not once the transfer was cancelled: FoundationNetworking has stopped the task then
         // (or will first), and an answer would crash the process (``Entry/cancelled``).
-        let answers = entries.withLock { entries -> Bool in
-            guard var entry = entries[task.taskIdentifier], !entry.cancelled else { return false }
-            entry.answeringRedirect = true
-            entries[task.taskIdentifier] = entry
-            return true
-        }
-        guard answers else { return }
-        completionHandler(nil)
-        let cancels = entries.withLock { entries -> Bool in
-            guard var entry = entries[task.taskIdentifier] else { return false }
-            entry.answeringRedirect = false
-            entries[task.taskIdentifier] = entry
-            return entry.cancelWaits
-        }
-        // After the answer, which FoundationNetworking's queue takes first.
-        if cancels { URLSessionTransport.Transfer.cancelQueue.async { task.cancel() } }
+        answer(task) { completionHandler(nil) }
     }
 
-    /// Whether `task` may be cancelled now: not while a redirect is being answered (the cancel
-    /// then follows the answer). Marks the transfer cancelled either way.
+    /// Whether `task` may be cancelled now: not while a question of FoundationNetworking's is being
+    /// answered (the cancel then follows the answer). Marks the transfer cancelled either way.
     func mayCancel(_ task: URLSessionTask) -> Bool {
         entries.withLock { entries in
             guard var entry = entries[task.taskIdentifier] else { return true }
             entry.cancelled = true
-            entry.cancelWaits = entry.answeringRedirect
+            entry.cancelWaits = entry.answering
             entries[task.taskIdentifier] = entry
-            return !entry.answeringRedirect
+            return !entry.answering
         }
     }
 

@@ -7,12 +7,15 @@ import JewzruxinSandbox
 import FoundationNetworking
 #endif
 
-/// A URLSession task cancelled while URLSession waits to ask about a redirect. FoundationNetworking
-/// stops the task at once, and it crashes the process if the redirect is answered after that.
-@Suite("URLSession transport: a cancel while a redirect waits for its answer")
-struct URLSessionRedirectCancelTests {
-    @Test("the redirect gets no answer once the transfer is cancelled: the cycle ends cancelled, the process lives")
-    func cancelBeforeTheRedirectIsAnswered() async throws {
+/// A URLSession task cancelled while URLSession waits to ask about its response or a redirect.
+/// FoundationNetworking stops the task at once, and it crashes the process if the question is
+/// answered after that.
+@Suite("URLSession transport: a cancel while a response or a redirect waits for its answer")
+struct URLSessionCancelTests {
+    @Test(
+        "the question gets no answer once the transfer is cancelled: the cycle ends cancelled, the process lives",
+        arguments: ["/redirect/?code=302&to=/hello/", "/hello/"])
+    func cancelBeforeTheAnswer(path: String) async throws {
         try await withSandbox { sandbox in
             let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .urlSession)
             session.retryPolicy.maximumRetryCount = 0
@@ -22,7 +25,7 @@ struct URLSessionRedirectCancelTests {
             queue.isSuspended = true
             defer { queue.isSuspended = false }
 
-            let url = sandbox.string("/redirect/?code=302&to=/hello/")
+            let url = sandbox.string(path)
             let error = await withHandover { (handover: Handover<(any Error)?, Never>) in
                 let cycle: HTTPCycle
                 do {
@@ -32,7 +35,8 @@ struct URLSessionRedirectCancelTests {
                     return
                 }
                 Task {
-                    // The 302 has arrived and URLSession has queued its question.
+                    // The head has arrived and URLSession has queued its question: what to do
+                    // with the response, or with the 302.
                     #expect(await eventually { queue.operationCount >= 1 })
                     cycle.cancel(explicitly: false)
                     // URLSession stops the task, and queues its end after the question.
