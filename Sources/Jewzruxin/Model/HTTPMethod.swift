@@ -8,8 +8,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// The method token as sent on the request line, such as `GET`.
     public let rawValue: String
 
-    /// Creates a method from its token; the token is uppercased.
-    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    /// Creates a method from its token; the token is uppercased (kept as it is, without a copy, when
+    /// it has no lowercase letter).
+    public init(rawValue: String) { self.rawValue = HTTPHeaderSyntax.uppercasedASCII(rawValue) }
     /// Creates a method from a string literal such as `"POST"`.
     public init(stringLiteral value: String) { self.init(rawValue: value) }
 

@@ -11,18 +11,6 @@ import FoundationNetworking
 /// every other: whatever came before, each request goes out as it was made.
 @Suite("Curl transport: handles kept between transfers")
 struct CurlHandleReuseTests {
-    /// What the sandbox's `/inspect/` saw.
-    private struct Seen: Decodable {
-        let method: String
-        let target: String
-        let headers: [[String]]
-        let body: String
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-        }
-    }
-
     @Test("GET, HEAD, POST, PUT, DELETE, a failure and GET again, one after another on one handle: each goes as made")
     func mixedSequence() async throws {
         try await withSandbox { sandbox in
@@ -32,12 +20,12 @@ struct CurlHandleReuseTests {
             session.retryPolicy.maximumRetryCount = 0
             let url = sandbox.string("/inspect/")
 
-            func inspect(_ method: HTTPMethod, body: Data? = nil, query: String = "") async throws -> Seen {
+            func inspect(_ method: HTTPMethod, body: Data? = nil, query: String = "") async throws -> InspectedRequest {
                 let cycle = HTTPCycle(requestURL: try #require(URL(string: url + query)), requestMethod: method, session: session)
                 if let body { cycle.request.data = body }
                 try await cycle.start()
                 #expect(cycle.response.statusCode == 200)
-                return try JSONDecoder().decode(Seen.self, from: cycle.response.data)
+                return try InspectedRequest(cycle.response.data)
             }
 
             let first = try await inspect(.get, query: "?n=1")

@@ -11,16 +11,6 @@ import FoundationNetworking
 /// serves absolute-form targets) and the sandbox's SOCKS5 proxy.
 @Suite("Curl transport: proxies")
 struct CurlProxyTests {
-    /// What the sandbox's `/inspect/` saw.
-    private struct Seen: Decodable {
-        let target: String
-        let headers: [[String]]
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-        }
-    }
-
     /// A curl session with `configuration`, without retries.
     private func session(_ configuration: HTTPSession.Configuration) -> HTTPSession {
         let session = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: .curl)
@@ -54,13 +44,13 @@ struct CurlProxyTests {
             configuration.proxy?.password = "p@ss%41"
             // A host nobody resolves: only the proxy can answer.
             let proxied = try await HTTPCycle.get("http://proxied.invalid/inspect/?q=1", session: session(configuration))
-            let seen = try JSONDecoder().decode(Seen.self, from: proxied.response.data)
+            let seen = try InspectedRequest(proxied.response.data)
             #expect(seen.target == "http://proxied.invalid/inspect/?q=1")
             #expect(seen.header("Proxy-Authorization") == "Basic " + Data("user:name:p@ss%41".utf8).base64EncodedString())
 
             configuration.proxy?.excludedHosts = ["127.0.0.1"]
             let answered = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
-            #expect(try JSONDecoder().decode(Seen.self, from: answered.response.data).target == "/inspect/")
+            #expect(try InspectedRequest(answered.response.data).target == "/inspect/")
 
             for transport in [HTTPTransport?.some(.native), .some(.urlSession)] {
                 let refusing = HTTPSession(configuration: configuration, delegateQueue: OperationQueue(), transport: transport)
@@ -83,7 +73,7 @@ struct CurlProxyTests {
                 let session = session(configuration(.init(.socks5, host: "127.0.0.1", port: proxy.port)))
                 // Only the proxy knows sandbox.test.
                 let named = try await HTTPCycle.get("http://sandbox.test:\(sandbox.port)/inspect/?via=socks", session: session)
-                let seen = try JSONDecoder().decode(Seen.self, from: named.response.data)
+                let seen = try InspectedRequest(named.response.data)
                 // A tunnel, not an HTTP proxy: the request is in origin form.
                 #expect(seen.target == "/inspect/?via=socks")
                 #expect(seen.header("Host") == "sandbox.test:\(sandbox.port)")
@@ -156,7 +146,7 @@ struct CurlProxyTests {
                 var configuration = HTTPSession.Configuration(.ephemeral)
                 configuration.proxyEnvironment = variables
                 let cycle = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
-                return try JSONDecoder().decode(Seen.self, from: cycle.response.data).target
+                return try InspectedRequest(cycle.response.data).target
             }
             let absolute = sandbox.string("/inspect/")
             // Absolute form: the request went to the sandbox as a proxy.
@@ -173,7 +163,7 @@ struct CurlProxyTests {
             var configuration = HTTPSession.Configuration(.ephemeral)
             configuration.proxyEnvironment = .variables(["http_proxy": "http://us%3Aer:p%40ss@127.0.0.1:\(sandbox.port)"])
             let cycle = try await HTTPCycle.get(sandbox.string("/inspect/"), session: session(configuration))
-            let seen = try JSONDecoder().decode(Seen.self, from: cycle.response.data)
+            let seen = try InspectedRequest(cycle.response.data)
             #expect(seen.header("Proxy-Authorization") == "Basic " + Data("us:er:p@ss".utf8).base64EncodedString())
 
             // A proxy the transport can't use fails the request, naming the variable, rather than going direct.

@@ -427,7 +427,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             // The transfer decodes the body itself (CurlContentDecoder), to report truncation.
             try set(easy, JZ_OPT_HTTP_CONTENT_DECODING, 0)
         }
-        head.isHeadRequest = HTTPHeaderSyntax.equalIgnoringASCIICase(request.core.httpMethod ?? "GET", "HEAD")
+        let method = request.method.rawValue
+        head.isHeadRequest = method == "HEAD"
         head.upgradeRequested = ResponseRules.asksForUpgrade(request.core)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
@@ -445,7 +446,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(within: timeout), 86_400) * 1000))
         let plainTLS = try configureTLS(easy)
         try configureProxy(easy, primed: primed)
-        let method = try configureMethodAndBody(easy, context: context)
+        try configureMethodAndBody(easy, method: method, context: context)
         try configureHeaders(easy)
         keepsOptions = plainTLS && connectionAuthentication == nil && proxy == nil && body == nil && method == "GET"
     }
@@ -569,9 +570,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             && tls.minimumVersion == nil
     }
 
-    /// Sets the method and the body: the method, uppercased.
-    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) throws -> String {
-        let method = HTTPHeaderSyntax.uppercasedASCII(request.core.httpMethod ?? "GET")
+    /// Sets `method` (uppercased) and the body.
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, method: String, context: UnsafeMutableRawPointer) throws {
         var source: CurlBodySource?
         if case .stream? = upload {
             // Only a streamed body pauses the transfer and calls back when it has more.
@@ -600,7 +600,6 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         } else {
             try set(easy, JZ_OPT_CUSTOMREQUEST, method)
         }
-        return method
     }
 
     private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws {
@@ -609,7 +608,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         // The names sent so far, as given: a handful, compared without regard to case.
         func has(_ name: String) -> Bool { lines.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, name) } }
         if let fields = request.core.allHTTPHeaderFields, !fields.isEmpty {
-            for (name, value) in fields.count == 1 ? Array(fields) : fields.sorted(by: { $0.key < $1.key }) {
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
                 // Framing and the connection are the transport's business.
                 guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
                 lines.append(.init(name: name, value: value))

@@ -160,26 +160,17 @@ public final class URLSessionTransport: HTTPTransport {
     /// every form with its `Content-Length`.
     static let inMemoryFormLimit: Int64 = 1 << 20
 
-    struct Transfer: HTTPTransfer {
+    private struct Transfer: HTTPTransfer {
         let task: URLSessionTask
         /// The body streamed, if any: a cancel stops its reads first.
         var body: SessionRouter.StreamedBody?
-        /// Told before the task is cancelled (``SessionRouter/mayCancel(_:)``).
+        /// What cancels the task (``SessionRouter/cancel(_:)``).
         let router: SessionRouter
         func resume() { task.resume() }
-        /// Off the caller's thread: on Linux `cancel()` waits for the session's busy work queue, for
-        /// seconds during a fast transfer, and callbacks would pile up behind it (L1, L2). Not on a
-        /// global queue either: with 2 cores, two blocked workers stall every timer and handler queue
-        /// of the process; a serial queue of its own gets a thread of its own.
         func cancel() {
             body?.interrupted.withLock { $0 = true }
-            let task = task, router = router
-            Self.cancelQueue.async {
-                if router.mayCancel(task) { task.cancel() }
-            }
+            router.cancel(task)
         }
-
-        static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
     }
 }
 
@@ -295,7 +286,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             return entry.cancelWaits
         }
         // After the answer, which FoundationNetworking's queue takes first.
-        if cancels { URLSessionTransport.Transfer.cancelQueue.async { task.cancel() } }
+        if cancels { Self.cancelQueue.async { task.cancel() } }
     }
 
     func urlSession(
@@ -361,17 +352,27 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         answer(task) { completionHandler(nil) }
     }
 
-    /// Whether `task` may be cancelled now: not while a question of FoundationNetworking's is being
-    /// answered (the cancel then follows the answer). Marks the transfer cancelled either way.
-    func mayCancel(_ task: URLSessionTask) -> Bool {
-        entries.withLock { entries in
-            guard var entry = entries[task.taskIdentifier] else { return true }
-            entry.cancelled = true
-            entry.cancelWaits = entry.answering
-            entries[task.taskIdentifier] = entry
-            return !entry.answering
+    /// Cancels `task`, off the caller's thread: on Linux `cancel()` waits for the session's busy
+    /// work queue, for seconds during a fast transfer, and callbacks would pile up behind it (L1,
+    /// L2). Not on a global queue either: with 2 cores, two blocked workers stall every timer and
+    /// handler queue of the process; a serial queue of its own gets a thread of its own.
+    ///
+    /// The transfer is marked cancelled first (``Entry/cancelled``); while a question of
+    /// FoundationNetworking's is being answered, the cancel waits for the answer (``answer(_:_:)``).
+    func cancel(_ task: URLSessionTask) {
+        Self.cancelQueue.async { [self] in
+            let now = entries.withLock { entries -> Bool in
+                guard var entry = entries[task.taskIdentifier] else { return true }
+                entry.cancelled = true
+                entry.cancelWaits = entry.answering
+                entries[task.taskIdentifier] = entry
+                return !entry.answering
+            }
+            if now { task.cancel() }
         }
     }
+
+    private static let cancelQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.cancel")
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
