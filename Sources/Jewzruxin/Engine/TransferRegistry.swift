@@ -25,7 +25,9 @@ final class TransferRegistry: Sendable {
     func register(_ cycle: HTTPCycle, attempt: Int) -> HTTPTransferEvents {
         let id = state.withLock { s -> Int in
             s.nextID += 1
-            s.entries[s.nextID] = Entry(cycle: cycle)
+            // `updateValue` rather than the subscript's setter: the subscript's accessor coroutine
+            // allocates its frame on the heap, per request.
+            s.entries.updateValue(Entry(cycle: cycle), forKey: s.nextID)
             return s.nextID
         }
         return HTTPTransferEvents(cycle: cycle, attempt: attempt, registry: self, id: id)
@@ -34,8 +36,9 @@ final class TransferRegistry: Sendable {
     /// Marks the transfer `id` as completing; `false` if its completion was reported before.
     func claimCompletion(of id: Int) -> Bool {
         state.withLock { s in
-            guard s.entries[id]?.completing == false else { return false }
-            s.entries[id]?.completing = true
+            guard var entry = s.entries[id], !entry.completing else { return false }
+            entry.completing = true
+            s.entries.updateValue(entry, forKey: id)
             return true
         }
     }
