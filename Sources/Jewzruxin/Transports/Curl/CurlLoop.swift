@@ -42,7 +42,7 @@ final class CurlLoop: @unchecked Sendable {
         /// meanwhile that needs it earlier wakes it.
         var plannedWake = MonotonicTime.distantFuture
         /// Events to run on the loop's thread once the drive is let go.
-        var outbox: [@Sendable () -> Void] = []
+        var outbox: [Event] = []
         /// The thread ended, the multi handle is gone.
         var isFinished = false
         /// Transfers started by the thread that submitted them, and by the loop's thread.
@@ -175,10 +175,39 @@ final class CurlLoop: @unchecked Sendable {
 
     // MARK: Under the drive
 
+    /// What the loop's thread runs once the drive is let go. A transfer's reports are records
+    /// rather than closures: what they carry is stored in the outbox itself, with no closure
+    /// context allocated per event.
+    enum Event: Sendable {
+        /// A response head, for the engine.
+        case head(HTTPTransferEvents, HTTPResponseHead)
+        /// Body bytes, for the engine.
+        case body(HTTPTransferEvents, Data)
+        /// A transfer's end (``CurlTransfer/reportEnd()``).
+        case end(CurlTransfer)
+        /// Anything else.
+        case call(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case let .head(events, head): events.didReceive(head)
+            case let .body(events, data): events.didReceive(data)
+            case let .end(transfer): transfer.reportEnd()
+            case let .call(call): call()
+            }
+        }
+    }
+
     /// Runs `event` on the loop's thread once the drive is let go, after those posted before it.
     /// Under the drive only: libcurl's callbacks report through it.
-    func post(_ event: @escaping @Sendable () -> Void) {
+    func post(_ event: Event) {
         state.outbox.append(event)
+    }
+
+    /// Runs `call` on the loop's thread once the drive is let go, after the events posted before
+    /// it. Under the drive only.
+    func post(_ call: @escaping @Sendable () -> Void) {
+        state.outbox.append(.call(call))
     }
 
     /// An easy handle for a transfer about to start: with default options, or primed (see
@@ -323,11 +352,11 @@ final class CurlLoop: @unchecked Sendable {
         // The outbox's storage goes round between the drive and this thread: swapped out under the
         // drive, emptied here, swapped in again next round, so that posting doesn't grow a new
         // array (and reallocate it as it grows) every round.
-        var events: [@Sendable () -> Void] = []
+        var events: [Event] = []
         events.reserveCapacity(16)
         while true {
             let (wake, ends) = drive.withLock { _ in round(ready, multi: multi, poller: poller, events: &events) }
-            for event in events { event() }
+            for event in events { event.run() }
             // Let the events go before the wait: they hold the transfers' cycles, which must not
             // outlive their end by as long as the loop sleeps.
             events.removeAll(keepingCapacity: true)
@@ -341,7 +370,7 @@ final class CurlLoop: @unchecked Sendable {
     /// events posted into `events` (empty, its storage kept, on the way in) and returns when to
     /// wake at the latest, and whether the thread ends.
     private func round(
-        _ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer, poller: CurlPoller, events: inout [@Sendable () -> Void]
+        _ ready: [CurlPoller.Event], multi: UnsafeMutableRawPointer, poller: CurlPoller, events: inout [Event]
     ) -> (wake: MonotonicTime, ends: Bool) {
         let (starts, cancels, resumes, isStopping) = inbox.withLock { inbox in
             defer { inbox.starts = []; inbox.cancels = []; inbox.resumes = [] }

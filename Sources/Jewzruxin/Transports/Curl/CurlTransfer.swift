@@ -26,6 +26,8 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
 
     let request: HTTPRequest
     let url: URL
+    /// Whether the request goes over TLS: its scheme is `https` (else `http`), read once.
+    private let isHTTPS: Bool
     private let upload: HTTPCycle.UploadSource?
     private let events: HTTPTransferEvents
     private let settings: CurlTransport.Settings
@@ -54,6 +56,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     @exclusivity(unchecked) private var inlineBytes = 0
     /// Where the events go once the body passes ``inlineBodyLimit``.
     @exclusivity(unchecked) private var outlet: CurlOutlet?
+    /// The end, stored by ``complete(with:metrics:)`` (under the drive) for ``reportEnd()``, which
+    /// runs after the drive has been let go.
+    @exclusivity(unchecked) private var ending: (error: (any Error)?, metrics: HTTPTransferMetrics?) = (nil, nil)
 
     /// The body bytes a transfer reports through its loop's outbox; past them its events go through
     /// a ``CurlOutlet``, with backpressure.
@@ -69,10 +74,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// What libcurl was handed to run NTLM or Negotiate, if anything (CurlAuthentication.swift).
     @exclusivity(unchecked) private var connectionAuthentication: CurlConnectionAuthentication?
 
-    init(request: HTTPRequest, url: URL, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
+    init(request: HTTPRequest, url: URL, isHTTPS: Bool, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents,
          settings: CurlTransport.Settings, group: CurlLoopGroup) {
         self.request = request
         self.url = url
+        self.isHTTPS = isHTTPS
         self.upload = upload
         self.events = events
         self.settings = settings
@@ -184,7 +190,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// Whether the connection is checked for bytes past the response once the transfer ends: in plain
     /// HTTP, not through a proxy (whose handshake bytes the count can't tell from the response's).
     private var inspectsConnection: Bool {
-        proxy == nil && url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "http") } == true
+        proxy == nil && !isHTTPS
     }
 
     /// The bytes of the response on the wire, when known: its heads (interim ones included) and a
@@ -230,12 +236,16 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     func complete(with error: (any Error)?, metrics: HTTPTransferMetrics? = nil) {
         guard markReported() else { return }
         release(succeeded: error == nil)
-        let events = events
-        let report: @Sendable () -> Void = {
-            if let metrics { events.didCollect(metrics) }
-            events.didComplete(error: error)
-        }
-        if let outlet { outlet.async(report) } else { loop.post(report) }
+        ending = (error, metrics)
+        if let outlet { outlet.async { [self] in reportEnd() } } else { loop.post(.end(self)) }
+    }
+
+    /// Tells the engine of the end ``complete(with:metrics:)`` stored: run by the loop's thread
+    /// or the outlet, after the transfer's other events.
+    func reportEnd() {
+        let (error, metrics) = ending
+        if let metrics { events.didCollect(metrics) }
+        events.didComplete(error: error)
     }
 
     /// What libcurl measured of the transfer of `easy`.
@@ -327,8 +337,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         let responseHead = HTTPResponseHead(
             url: url, statusCode: ended.status, reasonPhrase: ended.reason, httpVersion: ended.version, orderedFields: ended.fields,
             unansweredChallenge: unanswered)
-        let events = events
-        loop.post { events.didReceive(responseHead) }
+        loop.post(.head(events, responseHead))
     }
 
     /// Hands body bytes to the engine, decoded: what the write callback returns, the count taken,
@@ -358,8 +367,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             // A body that decodes to much more than it is stops between pieces when cancelled.
             guard !flags.withLock({ $0.cancelled }) else { return .stop }
             guard let outlet else {
-                let events = events
-                loop.post { events.didReceive(data) }
+                loop.post(.body(events, data))
                 return .proceed
             }
             outlet.add(data.count)
@@ -515,11 +523,6 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// `host:port`, an IPv6 address in brackets.
     static func address(of proxy: HTTPSession.ProxySettings) -> String {
         HostSyntax.bracketed(proxy.host) + ":" + String(proxy.port)
-    }
-
-    /// Whether the request goes over TLS.
-    private var isHTTPS: Bool {
-        url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } == true
     }
 
     /// Sets the session's TLS settings for an https request: whether they were plain (a CA file or

@@ -150,7 +150,8 @@ public final class CurlTransport: HTTPTransport {
                     NSLocalizedDescriptionKey: "The curl transport can't send a request to \(request.url?.absoluteString ?? "no URL").",
                 ]), events: events)
             }
-            return CurlTransfer(request: request, url: url, upload: upload, events: events, settings: settings, group: group)
+            return CurlTransfer(
+                request: request, url: url, isHTTPS: scheme == "https", upload: upload, events: events, settings: settings, group: group)
         }
     }
 }
