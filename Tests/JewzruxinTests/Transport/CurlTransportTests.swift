@@ -191,6 +191,41 @@ struct CurlTransportTests {
         }
     }
 
+    @Test("requests handed to the loop's thread at once wake it once, and all go out")
+    func handedOverTogether() async throws {
+        try await withSandbox { sandbox in
+            var options = CurlTransport.Options()
+            options.maximumLoops = 1
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl(options))
+            #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
+            let loop = try #require((session.transport as? CurlTransport)?.loopGroup?.firstLoop)
+            let wakesBefore = loop.inboxWakes()
+            let count = 8
+            let url = sandbox.string("/hello/")
+            let statuses = await withHandover { (continuation: Handover<[Int], Never>) in
+                let collected = Locked([Int]())
+                // Held, the drive keeps the loop's thread from taking the inbox: the requests all
+                // wait in it, and only the first finds it empty.
+                loop.holdingDrive {
+                    for _ in 0..<count {
+                        do {
+                            try HTTPCycle.get(url, session: session) { cycle, error in
+                                let status = error == nil ? cycle.response.statusCode ?? 0 : -1
+                                let all = collected.withLock { $0.append(status); return $0 }
+                                if all.count == count { continuation.resume(returning: all) }
+                            }
+                        } catch {
+                            let all = collected.withLock { $0.append(-2); return $0 }
+                            if all.count == count { continuation.resume(returning: all) }
+                        }
+                    }
+                }
+            }
+            #expect(statuses == Array(repeating: 200, count: count))
+            #expect(loop.inboxWakes() == wakesBefore + 1)
+        }
+    }
+
     @Test("each response on curl has its attempt's metrics: times in order, protocol, addresses, sizes, reuse")
     func metrics() async throws {
         try await withSandbox { sandbox in

@@ -24,11 +24,26 @@ import Foundation
 /// for it. Only the loop's thread runs the outbox, so a transfer's events keep their order and never
 /// run on the thread of another transfer's caller.
 final class CurlLoop: @unchecked Sendable {
+    /// What other threads hand the loop's thread. Whoever puts the first item in an empty inbox
+    /// wakes the thread; the others find it woken already, since the thread empties the whole
+    /// inbox at once after it wakes: one wake-up (a write to the poller's doorbell) per round
+    /// rather than per item, when many requests start at once.
     private struct Inbox {
         var starts: [CurlTransfer] = []
         var cancels: [CurlTransfer] = []
         var resumes: [CurlTransfer] = []
         var isStopping = false
+        /// How many times an item found the inbox empty and woke the thread: for tests.
+        var wakes = 0
+
+        /// Adds what `add` puts in; returns whether the inbox was empty, the caller then wakes the
+        /// thread.
+        mutating func put(_ add: (inout Inbox) -> Void) -> Bool {
+            let wasEmpty = starts.isEmpty && cancels.isEmpty && resumes.isEmpty
+            add(&self)
+            if wasEmpty { wakes += 1 }
+            return wasEmpty
+        }
     }
 
     /// What only the holder of the drive reads or writes: the multi handle's state, the easy
@@ -126,29 +141,28 @@ final class CurlLoop: @unchecked Sendable {
             if wakes { poller.wake() }
             return
         }
-        let accepted = inbox.withLock { inbox -> Bool in
-            guard !inbox.isStopping else { return false }
-            inbox.starts.append(transfer)
-            return true
+        let accepted = inbox.withLock { inbox -> Bool? in
+            guard !inbox.isStopping else { return nil }
+            return inbox.put { $0.starts.append(transfer) }
         }
-        if accepted {
-            poller.wake()
-        } else {
-            transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
+        switch accepted {
+        case true?: poller.wake()
+        case false?: break
+        case nil: transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
         }
     }
 
     /// Stops `transfer`, on the loop's thread: it completes with `URLError(.cancelled)` unless it
     /// has completed already.
     func cancel(_ transfer: CurlTransfer) {
-        inbox.withLock { $0.cancels.append(transfer) }
-        poller?.wake()
+        let wakes = inbox.withLock { $0.put { $0.cancels.append(transfer) } }
+        if wakes { poller?.wake() }
     }
 
     /// Resumes reading the response of `transfer`, paused while its handler was behind.
     func resume(_ transfer: CurlTransfer) {
-        inbox.withLock { $0.resumes.append(transfer) }
-        poller?.wake()
+        let wakes = inbox.withLock { $0.put { $0.resumes.append(transfer) } }
+        if wakes { poller?.wake() }
     }
 
     /// Ends the thread once the transfers in flight have ended; they run to their end.
@@ -161,6 +175,11 @@ final class CurlLoop: @unchecked Sendable {
     /// did: for tests.
     func startCounts() -> (here: Int, onLoop: Int) {
         drive.withLock { _ in (state.startedHere, state.startedOnLoop) }
+    }
+
+    /// How many times a submit, cancel or resume woke the loop's thread: for tests.
+    func inboxWakes() -> Int {
+        inbox.withLock { $0.wakes }
     }
 
     /// Whether each idle handle is primed, the one taken next last: for tests.
