@@ -142,66 +142,73 @@ enum ResponseRules {
         status: Int, http10: Bool, fields: [(name: String, value: String)], isHeadRequest: Bool, upgradeRequested: Bool
     ) throws(ResponseDecodingError) -> (framing: Framing, keepAlive: Bool) {
         if status == 101, !upgradeRequested { throw .unsolicitedUpgrade }
-        // One pass over the fields for the three that decide the framing.
-        var connection: [Substring.UTF8View] = []
-        var transferCodings: [Substring.UTF8View] = []
+        // One pass over the fields for the three that decide the framing, reading their list items
+        // in place (no array per field: this runs for every response).
+        var closes = false
+        var asksKeepAlive = false
         var sawTransferEncoding = false
-        var contentLength: [String] = []
+        var codings = 0
+        var onlyCodingIsChunked = false
+        var sawContentLength = false
+        var length: Int64?
+        var badLength = false
         for (name, value) in fields {
             if HTTPHeaderSyntax.equalIgnoringASCIICase(name.utf8, "Content-Length".utf8) {
-                contentLength.append(value)
+                // Each item digits only, and all the same length (RFC 9112 §6.3); an empty value is
+                // an empty item: invalid.
+                sawContentLength = true
+                forEachItem(of: value, keepsEmpty: true) { item in
+                    guard let parsed = decimal(item), length == nil || length == parsed else {
+                        badLength = true
+                        return
+                    }
+                    length = parsed
+                }
             } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name.utf8, "Transfer-Encoding".utf8) {
                 sawTransferEncoding = true
-                transferCodings += listItems(value)
+                forEachItem(of: value, keepsEmpty: false) { item in
+                    codings += 1
+                    onlyCodingIsChunked = codings == 1 && HTTPHeaderSyntax.equalIgnoringASCIICase(item, "chunked".utf8)
+                }
             } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name.utf8, "Connection".utf8) {
-                connection += listItems(value)
+                forEachItem(of: value, keepsEmpty: false) { item in
+                    if HTTPHeaderSyntax.equalIgnoringASCIICase(item, "close".utf8) { closes = true }
+                    if HTTPHeaderSyntax.equalIgnoringASCIICase(item, "keep-alive".utf8) { asksKeepAlive = true }
+                }
             }
         }
-        var keepAlive = true
-        if connection.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "close".utf8) }) {
-            keepAlive = false
-        } else if http10 {
-            keepAlive = connection.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "keep-alive".utf8) }
-        }
+        let keepAlive = closes ? false : http10 ? asksKeepAlive : true
         if isHeadRequest || status == 204 || status == 304 || status == 101 {
             return (.none, status == 101 ? false : keepAlive)
         }
         if sawTransferEncoding {
             // `chunked` once, last, and nothing else: the client sends no TE, so accepts no other
             // coding, and a body it can't undo must not reach the application as if it were plain.
-            guard transferCodings.count == 1, HTTPHeaderSyntax.equalIgnoringASCIICase(transferCodings[0], "chunked".utf8) else {
-                throw .badTransferEncoding
-            }
+            guard codings == 1, onlyCodingIsChunked else { throw .badTransferEncoding }
             // Both framings at once may be an attempt at smuggling: don't trust the connection again.
-            return (.chunked, keepAlive && contentLength.isEmpty)
+            return (.chunked, keepAlive && !sawContentLength)
         }
-        guard let length = try Self.contentLength(contentLength) else { return (.untilClose, false) }
+        guard sawContentLength else { return (.untilClose, false) }
+        guard !badLength, let length else { throw .badContentLength }
         return (.length(length), keepAlive)
     }
 
-    /// The items of a comma-separated list field, trimmed, empty ones left out.
-    private static func listItems(_ value: String) -> [Substring.UTF8View] {
-        value.utf8.split(separator: UInt8(ascii: ",")).compactMap { item in
-            let trimmed = HTTPHeaderSyntax.trimmed(item)
-            return trimmed.isEmpty ? nil : Substring(trimmed).utf8
-        }
-    }
-
-    /// The length the `Content-Length` values give; they may repeat it (also within one field,
-    /// comma-separated), but not contradict it, and each is digits only (no sign, no `0x`, no
-    /// more than an `Int64` holds).
-    static func contentLength(_ fieldValues: [String]) throws(ResponseDecodingError) -> Int64? {
-        var length: Int64?
-        for field in fieldValues {
-            // An empty value is an empty item: invalid.
-            for item in field.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                guard let parsed = decimal(HTTPHeaderSyntax.trimmed(item)), length == nil || length == parsed else {
-                    throw .badContentLength
-                }
-                length = parsed
+    /// Calls `body` with each item of the comma-separated list `value`, trimmed of spaces and tabs;
+    /// with the empty ones too when `keepsEmpty`.
+    private static func forEachItem(
+        of value: String, keepsEmpty: Bool, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
+    ) {
+        var value = value
+        value.withUTF8 { bytes in
+            var start = bytes.startIndex
+            while true {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
+                let item = HTTPHeaderSyntax.trimmed(bytes[start..<end])
+                if keepsEmpty || !item.isEmpty { body(item) }
+                guard end < bytes.endIndex else { return }
+                start = end + 1
             }
         }
-        return length
     }
 
     /// The value of a run of decimal digits: `nil` unless there is at least one, and no more than an
