@@ -33,7 +33,7 @@ enum ResponseWriter {
     static func write(
         _ response: SandboxResponse, for head: RequestHead?, keepAlive: Bool, to stream: SocketStream
     ) throws(RequestError) -> ResponseOutcome {
-        if response.delay > 0, !stream.stop.sleep(response.delay) { throw .stopped }
+        if response.delay > 0 { try stream.pause(response.delay) }
         if let fault = response.wireFault {
             try play(fault, on: stream)
             return .dropped

@@ -52,8 +52,9 @@ public struct SandboxResponse: Sendable {
 
     /// Seconds to wait before sending anything.
     ///
-    /// The wait ends early when the sandbox stops; the connection is then closed
-    /// without a response.
+    /// The wait ends early when the sandbox stops and, on Linux, when the client closes
+    /// its side of the connection (it gave up: a cancel, a timeout); the connection is then
+    /// closed without a response.
     public var delay: TimeInterval
 
     /// When set, the body is sent one byte at a time, waiting this many seconds before

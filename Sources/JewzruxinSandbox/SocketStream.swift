@@ -101,6 +101,24 @@ final class SocketStream {
         }
     }
 
+    /// Waits `seconds` before a delayed response; ends early with ``RequestError/stopped`` when the
+    /// sandbox stops and, on Linux, with ``RequestError/disconnected`` when the client shuts its
+    /// side of the connection (or the socket fails): a client that gave up (a cancel, a timeout)
+    /// holds no thread of the sandbox for the rest of the delay.
+    func pause(_ seconds: Double) throws(RequestError) {
+        #if os(Linux)
+        // POLLRDHUP (0x2000, <poll.h> with _GNU_SOURCE): the peer closed or shut down writing.
+        // HUP and ERR come without asking.
+        switch stop.wait(for: fd, events: 0x2000, timeout: seconds) {
+        case .stopped: throw .stopped
+        case .timedOut: return
+        case .ready: throw .disconnected
+        }
+        #else
+        guard stop.sleep(seconds) else { throw .stopped }
+        #endif
+    }
+
     /// Sends all of `data`.
     func write(_ data: Data) throws(RequestError) {
         var sent = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JewzruxinSandbox
+import JewzruxinTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -167,6 +168,18 @@ struct EchoEndpointTests {
         #expect(elapsed >= 0.29)
         // Loose: with many tests at once the awaiting task can wait seconds for a pool thread.
         #expect(elapsed < 29)
+    }
+
+    @Test("a client that leaves during the delay frees its connection at once, not when the delay ends")
+    func clientLeavesDuringDelay() async throws {
+        let sandbox = try Sandbox.start()
+        defer { sandbox.stop() }
+        let client = try RawHTTPClient(port: sandbox.port)
+        try client.send(TestSupport.getRequest("/echo/?delay=30&content=late"))
+        #expect(await eventually(timeout: 10) { sandbox.openConnectionCount == 1 })
+        client.close()
+        // Well before the 30 s delay: the connection's thread saw the client go.
+        #expect(await eventually(timeout: 10) { sandbox.openConnectionCount == 0 && sandbox.runningThreadCount == 1 })
     }
 
     @Test("Invalid delay is 400", arguments: ["-1", "abc", "nan", "inf"])
