@@ -14,9 +14,7 @@ struct CurlHandleReuseTests {
     @Test("GET, HEAD, POST, PUT, DELETE, a failure and GET again, one after another on one handle: each goes as made")
     func mixedSequence() async throws {
         try await withSandbox { sandbox in
-            var options = CurlTransport.Options()
-            options.maximumLoops = 1
-            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl(options))
+            let session = oneLoopCurlSession()
             session.retryPolicy.maximumRetryCount = 0
             let url = sandbox.string("/inspect/")
 
@@ -75,4 +73,12 @@ struct CurlHandleReuseTests {
             #expect(loop.idleHandlesPrimed().last == true)
         }
     }
+}
+
+/// A session on a curl transport with one loop thread, so that its transfers share one multi
+/// handle and its idle easy handles.
+func oneLoopCurlSession() -> HTTPSession {
+    var options = CurlTransport.Options()
+    options.maximumLoops = 1
+    return HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl(options))
 }

@@ -194,9 +194,7 @@ struct CurlTransportTests {
     @Test("requests handed to the loop's thread at once wake it once, and all go out")
     func handedOverTogether() async throws {
         try await withSandbox { sandbox in
-            var options = CurlTransport.Options()
-            options.maximumLoops = 1
-            let session = HTTPSession(configuration: .ephemeral, delegateQueue: OperationQueue(), transport: .curl(options))
+            let session = oneLoopCurlSession()
             #expect(try await HTTPCycle.get(sandbox.string("/hello/"), session: session).response.statusCode == 200)
             let loop = try #require((session.transport as? CurlTransport)?.loopGroup?.firstLoop)
             let wakesBefore = loop.inboxWakes()
