@@ -74,6 +74,52 @@ public enum HTTPHeaderSyntax {
         byte == 0x20 || byte == 0x09
     }
 
+    /// The items of a comma-separated field value (RFC 9110 §5.6.1), each without the spaces and
+    /// tabs around it, read in place: no array, no copy. Empty items are skipped unless
+    /// `keepingEmpty` (an empty value is then one empty item).
+    ///
+    /// ```swift
+    /// HTTPHeaderSyntax.listItems("gzip , chunked").contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "chunked".utf8) }
+    /// ```
+    ///
+    /// On a hot path, give it the value's bytes (`value.withUTF8 { listItems($0) }`): stepping
+    /// through raw bytes costs less than through a string's indices.
+    @inlinable
+    public static func listItems(_ value: String, keepingEmpty: Bool = false) -> ListItems<Substring.UTF8View> {
+        ListItems(rest: value.utf8[...], keepsEmpty: keepingEmpty)
+    }
+
+    /// The items of the comma-separated list in `bytes`, as the `String` overload reads them.
+    @inlinable
+    public static func listItems<Bytes: Collection<UInt8>>(
+        _ bytes: Bytes, keepingEmpty: Bool = false
+    ) -> ListItems<Bytes.SubSequence> where Bytes.SubSequence: BidirectionalCollection {
+        ListItems(rest: bytes[...], keepsEmpty: keepingEmpty)
+    }
+
+    /// The items of a comma-separated field value, one after another (`listItems(_:keepingEmpty:)`).
+    public struct ListItems<Bytes: BidirectionalCollection<UInt8>>: Sequence, IteratorProtocol where Bytes.SubSequence == Bytes {
+        @usableFromInline var rest: Bytes?
+        @usableFromInline let keepsEmpty: Bool
+
+        @inlinable
+        init(rest: Bytes, keepsEmpty: Bool) {
+            self.rest = rest
+            self.keepsEmpty = keepsEmpty
+        }
+
+        @inlinable
+        public mutating func next() -> Bytes? {
+            while let current = rest {
+                let comma = current.firstIndex(of: UInt8(ascii: ","))
+                let item = HTTPHeaderSyntax.trimmed(current[..<(comma ?? current.endIndex)])
+                rest = comma.map { current[current.index(after: $0)...] }
+                if keepsEmpty || !item.isEmpty { return item }
+            }
+            return nil
+        }
+    }
+
     /// The size a chunk's size line gives (`1a`, `1a;name=value`, `1a ; name`), or `nil` when it is
     /// malformed.
     ///

@@ -157,6 +157,18 @@ struct ResponseDecoderTests {
         #expect(!HTTPHeaderSyntax.equalIgnoringASCIICase(Substring("hostx").utf8.dropLast(), "hosT ".utf8))
     }
 
+    @Test("list items are read in place, trimmed; empty ones only when asked for")
+    func listItems() {
+        func items(_ value: String, keepingEmpty: Bool = false) -> [String] {
+            HTTPHeaderSyntax.listItems(value, keepingEmpty: keepingEmpty).map { String(Substring($0)) }
+        }
+        #expect(items(" gzip ,\tchunked ") == ["gzip", "chunked"])
+        #expect(items("a,, ,b,") == ["a", "b"])
+        #expect(items("a,, ,b,", keepingEmpty: true) == ["a", "", "", "b", ""])
+        #expect(items("") == [] && items("", keepingEmpty: true) == [""])
+        #expect(items("no commas here") == ["no commas here"])
+    }
+
     @Test("bytes after the body: the response stands, the connection is not reused")
     func garbageAfterBody() {
         let result = decode("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE", close: false)

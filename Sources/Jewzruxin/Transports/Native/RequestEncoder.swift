@@ -73,9 +73,7 @@ struct RequestEncoder {
                 fields.append((name, value))
             case .transferEncoding:
                 // Framing and the connection are the transport's business.
-                wantsChunked = value.utf8.split(separator: UInt8(ascii: ",")).contains {
-                    HTTPHeaderSyntax.equalIgnoringASCIICase(HTTPHeaderSyntax.trimmed($0), "chunked".utf8)
-                }
+                wantsChunked = HTTPHeaderSyntax.listItems(value).contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "chunked".utf8) }
             case .framing:
                 continue
             case nil:

@@ -80,7 +80,7 @@ struct ResponseHead: Sendable, Equatable {
     func hasToken(_ token: String, in name: String) -> Bool {
         fields.contains { field in
             HTTPHeaderSyntax.equalIgnoringASCIICase(field.name, name)
-                && field.value.utf8.split(separator: UInt8(ascii: ",")).contains { HTTPHeaderSyntax.equalIgnoringASCIICase(HTTPHeaderSyntax.trimmed($0), token.utf8) }
+                && HTTPHeaderSyntax.listItems(field.value).contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, token.utf8) }
         }
     }
 }

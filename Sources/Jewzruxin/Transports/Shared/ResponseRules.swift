@@ -157,7 +157,7 @@ enum ResponseRules {
                 // Each item digits only, and all the same length (RFC 9112 §6.3); an empty value is
                 // an empty item: invalid.
                 sawContentLength = true
-                forEachItem(of: value, keepsEmpty: true) { item in
+                forEachItem(of: value, keepingEmpty: true) { item in
                     guard let parsed = decimal(item), length == nil || length == parsed else {
                         badLength = true
                         return
@@ -166,12 +166,12 @@ enum ResponseRules {
                 }
             } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name.utf8, "Transfer-Encoding".utf8) {
                 sawTransferEncoding = true
-                forEachItem(of: value, keepsEmpty: false) { item in
+                forEachItem(of: value) { item in
                     codings += 1
                     onlyCodingIsChunked = codings == 1 && HTTPHeaderSyntax.equalIgnoringASCIICase(item, "chunked".utf8)
                 }
             } else if HTTPHeaderSyntax.equalIgnoringASCIICase(name.utf8, "Connection".utf8) {
-                forEachItem(of: value, keepsEmpty: false) { item in
+                forEachItem(of: value) { item in
                     if HTTPHeaderSyntax.equalIgnoringASCIICase(item, "close".utf8) { closes = true }
                     if HTTPHeaderSyntax.equalIgnoringASCIICase(item, "keep-alive".utf8) { asksKeepAlive = true }
                 }
@@ -193,21 +193,14 @@ enum ResponseRules {
         return (.length(length), keepAlive)
     }
 
-    /// Calls `body` with each item of the comma-separated list `value`, trimmed of spaces and tabs;
-    /// with the empty ones too when `keepsEmpty`.
+    /// Calls `body` with each list item of `value` (`HTTPHeaderSyntax.listItems`),
+    /// read over the value's bytes: this runs for every response.
     private static func forEachItem(
-        of value: String, keepsEmpty: Bool, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
+        of value: String, keepingEmpty: Bool = false, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
     ) {
         var value = value
         value.withUTF8 { bytes in
-            var start = bytes.startIndex
-            while true {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
-                let item = HTTPHeaderSyntax.trimmed(bytes[start..<end])
-                if keepsEmpty || !item.isEmpty { body(item) }
-                guard end < bytes.endIndex else { return }
-                start = end + 1
-            }
+            for item in HTTPHeaderSyntax.listItems(bytes, keepingEmpty: keepingEmpty) { body(item) }
         }
     }
 
