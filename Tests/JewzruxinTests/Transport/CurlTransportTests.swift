@@ -202,19 +202,20 @@ struct CurlTransportTests {
             let url = sandbox.string("/hello/")
             let statuses = await withHandover { (continuation: Handover<[Int], Never>) in
                 let collected = Locked([Int]())
+                @Sendable func record(_ status: Int) {
+                    let all = collected.withLock { $0.append(status); return $0 }
+                    if all.count == count { continuation.resume(returning: all) }
+                }
                 // Held, the drive keeps the loop's thread from taking the inbox: the requests all
                 // wait in it, and only the first finds it empty.
                 loop.holdingDrive {
                     for _ in 0..<count {
                         do {
                             try HTTPCycle.get(url, session: session) { cycle, error in
-                                let status = error == nil ? cycle.response.statusCode ?? 0 : -1
-                                let all = collected.withLock { $0.append(status); return $0 }
-                                if all.count == count { continuation.resume(returning: all) }
+                                record(error == nil ? cycle.response.statusCode ?? 0 : -1)
                             }
                         } catch {
-                            let all = collected.withLock { $0.append(-2); return $0 }
-                            if all.count == count { continuation.resume(returning: all) }
+                            record(-2)
                         }
                     }
                 }

@@ -141,15 +141,13 @@ final class CurlLoop: @unchecked Sendable {
             if wakes { poller.wake() }
             return
         }
-        let accepted = inbox.withLock { inbox -> Bool? in
-            guard !inbox.isStopping else { return nil }
-            return inbox.put { $0.starts.append(transfer) }
+        let (accepted, wakes) = inbox.withLock { inbox in
+            inbox.isStopping ? (false, false) : (true, inbox.put { $0.starts.append(transfer) })
         }
-        switch accepted {
-        case true?: poller.wake()
-        case false?: break
-        case nil: transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
+        guard accepted else {
+            return transfer.fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "the transport was released"]))
         }
+        if wakes { poller.wake() }
     }
 
     /// Stops `transfer`, on the loop's thread: it completes with `URLError(.cancelled)` unless it
