@@ -10,7 +10,7 @@ struct ArchitectureTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/Jewzruxin")
 
-    static let knownLayers: Set<String> = ["Support", "Text", "URITemplate", "Model", "Engine", "Defaults"]
+    static let knownLayers: Set<String> = ["Support", "Text", "URITemplate", "Model", "Body", "Engine", "Defaults"]
 
     @Test("no file names what its folder may not use")
     func noBackwardReference() throws {
@@ -101,10 +101,15 @@ struct ArchitectureTests {
         ])
     }
 
-    @Test("the rule: leaves use nothing above them, the engine only the model, features and transports not each other")
+    @Test("the rule: leaves use nothing above them, the engine only the model and the bodies, features and transports not each other")
     func rule() {
         #expect(LayerCheck.may("Engine", use: "Model"))
         #expect(!LayerCheck.may("Model", use: "Engine"))
+        #expect(LayerCheck.may("Engine", use: "Body"))
+        #expect(LayerCheck.may("Body", use: "Model"))
+        #expect(!LayerCheck.may("Body", use: "Engine"))
+        #expect(!LayerCheck.may("Model", use: "Body"))
+        #expect(LayerCheck.may("Transports/Curl", use: "Body"))
         #expect(!LayerCheck.may("Engine", use: "Features/Retry"))
         #expect(!LayerCheck.may("Engine", use: "Transports/Native"))
         #expect(LayerCheck.may("Features/Transfer", use: "Features/Content"))

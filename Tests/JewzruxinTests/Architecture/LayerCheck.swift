@@ -3,7 +3,7 @@ import Foundation
 /// The dependency rule of `Sources/Jewzruxin`, as ARCHITECTURE.md states it, and a check of it.
 ///
 /// Each source file belongs to the folder it sits in: a leaf (`Support`, `Text`, `URITemplate`), the
-/// `Model`, the `Engine`, a feature (`Features/<Name>`) or a transport (`Transports/<Name>`). A folder may
+/// `Model`, the request bodies (`Body`), the `Engine`, a feature (`Features/<Name>`) or a transport (`Transports/<Name>`). A folder may
 /// name what is declared in the folders it is allowed to use, and nothing else of the module: the
 /// check collects every type a folder declares (nested ones too) and every member a folder adds to
 /// another folder's type, then reports each file that names one it may not use.
@@ -48,9 +48,12 @@ struct LayerCheck {
         case "Defaults": return true
         case "Support": return false
         case "Text", "URITemplate", "Model": return owner == "Text"
-        case "Engine": return owner == "Model" || leaves.contains(owner)
+        // The request bodies transports read (multipart forms, upload streams): plain values over
+        // the model, which the engine and everything above it may name.
+        case "Body": return owner == "Model" || leaves.contains(owner)
+        case "Engine": return owner == "Body" || owner == "Model" || leaves.contains(owner)
         default:
-            if owner == "Engine" || owner == "Model" || leaves.contains(owner) { return true }
+            if owner == "Engine" || owner == "Body" || owner == "Model" || leaves.contains(owner) { return true }
             // What every transport shares (the cookie jar, the message rules, the settings) is any
             // transport's to use, and uses no transport itself.
             if owner == sharedByTransports { return user.hasPrefix("Transports/") }
