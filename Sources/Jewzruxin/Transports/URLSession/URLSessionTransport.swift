@@ -241,8 +241,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// until the answer is given, so that FoundationNetworking takes the answer before it stops
         /// the task.
         var answering = false
-        /// A cancel came while a question was being answered.
-        var cancelWaits = false
     }
 
     private let entries = Locked([Int: Entry]())
@@ -259,11 +257,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
+        withEntry(of: task) { entry in
+            update(&entry)
+            return entry.events
+        }
+    }
+
+    /// Runs `body` on the entry of `task` under the lock and keeps what it changed; `nil` when the
+    /// task has no entry.
+    private func withEntry<Result>(of task: URLSessionTask, _ body: (inout Entry) -> Result) -> Result? {
         entries.withLock { entries in
             guard var entry = entries[task.taskIdentifier] else { return nil }
-            update(&entry)
+            let result = body(&entry)
             entries[task.taskIdentifier] = entry
-            return entry.events
+            return result
         }
     }
 
@@ -271,22 +278,21 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// redirect) with `answer`, unless the transfer was cancelled (``Entry/cancelled``); a cancel
     /// that comes meanwhile is carried out after the answer.
     private func answer(_ task: URLSessionTask, _ answer: () -> Void) {
-        let answers = entries.withLock { entries -> Bool in
-            guard var entry = entries[task.taskIdentifier], !entry.cancelled else { return false }
+        let answers = withEntry(of: task) { entry -> Bool in
+            guard !entry.cancelled else { return false }
             entry.answering = true
-            entries[task.taskIdentifier] = entry
             return true
         }
-        guard answers else { return }
+        guard answers == true else { return }
         answer()
-        let cancels = entries.withLock { entries -> Bool in
-            guard var entry = entries[task.taskIdentifier] else { return false }
+        // Cancelled now, not before the answer (it would not have been given): the cancel came
+        // while answering, and left the task to this thread (`cancel(_:)`).
+        let cancels = withEntry(of: task) { entry -> Bool in
             entry.answering = false
-            entries[task.taskIdentifier] = entry
-            return entry.cancelWaits
+            return entry.cancelled
         }
         // After the answer, which FoundationNetworking's queue takes first.
-        if cancels { Self.cancelQueue.async { task.cancel() } }
+        if cancels == true { Self.cancelQueue.async { task.cancel() } }
     }
 
     func urlSession(
@@ -361,14 +367,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// FoundationNetworking's is being answered, the cancel waits for the answer (``answer(_:_:)``).
     func cancel(_ task: URLSessionTask) {
         Self.cancelQueue.async { [self] in
-            let now = entries.withLock { entries -> Bool in
-                guard var entry = entries[task.taskIdentifier] else { return true }
+            let now = withEntry(of: task) { entry -> Bool in
                 entry.cancelled = true
-                entry.cancelWaits = entry.answering
-                entries[task.taskIdentifier] = entry
                 return !entry.answering
             }
-            if now { task.cancel() }
+            if now ?? true { task.cancel() }
         }
     }
 
