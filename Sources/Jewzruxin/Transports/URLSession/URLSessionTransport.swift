@@ -96,19 +96,23 @@ public final class URLSessionTransport: HTTPTransport {
         }
         var core = request.core
         if let cookies = router.cookies?.header(for: core) { core.setValue(cookies, forHTTPHeaderField: "Cookie") }
-        let task: URLSessionTask
+        // The task is made when the transfer is resumed, on the transport's own queue: making and
+        // resuming one waits for the URLSession's work queue, for seconds while it is busy, and the
+        // caller may be a Swift task, whose thread the whole process shares.
+        let makeTask: @Sendable (URLSession) -> URLSessionTask
         var streamed: SessionRouter.StreamedBody?
         switch upload {
-        case .data(let data)?: task = session.uploadTask(with: core, from: data)
-        case .file(let url)?: task = session.uploadTask(with: core, fromFile: url)
+        case .data(let data)?: makeTask = { [core] in $0.uploadTask(with: core, from: data) }
+        case .file(let url)?: makeTask = { [core] in $0.uploadTask(with: core, fromFile: url) }
         case .multipart(let multipart)?:
             do {
                 let plan = try multipart.plan()
                 if let length = plan.length, length <= Self.inMemoryFormLimit {
-                    task = session.uploadTask(with: core, from: try multipart.encodedData())
+                    let data = try multipart.encodedData()
+                    makeTask = { [core] in $0.uploadTask(with: core, from: data) }
                 } else {
                     let body = SessionRouter.StreamedBody(source: .form(plan))
-                    task = Self.streamingTask(core, body, in: session)
+                    makeTask = { [core] in Self.streamingTask(core, body, in: $0) }
                     streamed = body
                 }
             } catch {
@@ -127,15 +131,15 @@ public final class URLSessionTransport: HTTPTransport {
             ]), events: events)
             #else
             let body = SessionRouter.StreamedBody(source: .stream(stream))
-            task = Self.streamingTask(core, body, in: session)
+            makeTask = { [core] in Self.streamingTask(core, body, in: $0) }
             streamed = body
             #endif
         case nil:
             if let data = request.data { core.httpBody = data }
-            task = session.dataTask(with: core)
+            makeTask = { [core] in $0.dataTask(with: core) }
         }
-        router.register(task, events, streamed: streamed)
-        return Transfer(task: task, body: streamed, router: router)
+        return Transfer(
+            session: session, router: router, events: events, body: streamed, queue: startQueue, makeTask: makeTask)
     }
 
     /// A task sending `body` from its stream.
@@ -160,18 +164,86 @@ public final class URLSessionTransport: HTTPTransport {
     /// every form with its `Content-Length`.
     static let inMemoryFormLimit: Int64 = 1 << 20
 
-    private struct Transfer: HTTPTransfer {
-        let task: URLSessionTask
+    /// A transfer whose task is made and resumed on the transport's queue (``startQueue``).
+    private final class Transfer: HTTPTransfer {
+        private enum State {
+            case idle
+            /// Resumed: the task is being made on the transport's queue.
+            case starting
+            case started(URLSessionTask)
+            case cancelled
+        }
+
+        private let session: URLSession
+        /// What routes the task's callbacks and cancels it (``SessionRouter/cancel(_:)``).
+        private let router: SessionRouter
+        private let events: HTTPTransferEvents
         /// The body streamed, if any: a cancel stops its reads first.
-        var body: SessionRouter.StreamedBody?
-        /// What cancels the task (``SessionRouter/cancel(_:)``).
-        let router: SessionRouter
-        func resume() { task.resume() }
+        private let body: SessionRouter.StreamedBody?
+        private let queue: DispatchQueue
+        private let makeTask: @Sendable (URLSession) -> URLSessionTask
+        private let state = Locked(State.idle)
+
+        init(
+            session: URLSession, router: SessionRouter, events: HTTPTransferEvents, body: SessionRouter.StreamedBody?,
+            queue: DispatchQueue, makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
+        ) {
+            (self.session, self.router, self.events, self.body) = (session, router, events, body)
+            (self.queue, self.makeTask) = (queue, makeTask)
+        }
+
+        func resume() {
+            let starts = state.withLock { state -> Bool in
+                guard case .idle = state else { return false }
+                state = .starting
+                return true
+            }
+            if starts { queue.async { self.start() } }
+        }
+
+        /// Makes the task and resumes it, unless the transfer was cancelled meanwhile.
+        private func start() {
+            let task = makeTask(session)
+            router.register(task, events, streamed: body)
+            let starts = state.withLock { state -> Bool in
+                guard case .starting = state else { return false }
+                state = .started(task)
+                return true
+            }
+            guard starts else {
+                // Cancelled while the task was made: it never goes, and leaves the session's tasks.
+                router.forget(task)
+                task.cancel()
+                events.didComplete(error: URLError(.cancelled))
+                return
+            }
+            task.resume()
+        }
+
         func cancel() {
+            let (task, reports) = state.withLock { state -> (URLSessionTask?, Bool) in
+                switch state {
+                case .idle:
+                    state = .cancelled
+                    return (nil, true)
+                case .starting:
+                    // `start()` finds it cancelled and reports it.
+                    state = .cancelled
+                    return (nil, false)
+                case .started(let task):
+                    return (task, false)
+                case .cancelled:
+                    return (nil, false)
+                }
+            }
             body?.interrupted.withLock { $0 = true }
-            router.cancel(task)
+            if let task { router.cancel(task) }
+            if reports { events.didComplete(error: URLError(.cancelled)) }
         }
     }
+
+    /// Where the transport's tasks are made and resumed, one after another.
+    private let startQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.start")
 }
 
 extension HTTPTransport where Self == URLSessionTransport {
@@ -254,6 +326,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func register(_ task: URLSessionTask, _ events: HTTPTransferEvents, streamed: StreamedBody?) {
         entries.withLock { $0[task.taskIdentifier] = Entry(events: events, streamed: streamed) }
+    }
+
+    /// Drops the entry of `task`, which never started: its callbacks are ignored from now on.
+    func forget(_ task: URLSessionTask) {
+        _ = entries.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     }
 
     private func events(for task: URLSessionTask, update: (inout Entry) -> Void = { _ in }) -> HTTPTransferEvents? {
