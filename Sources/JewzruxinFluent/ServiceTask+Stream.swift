@@ -48,10 +48,12 @@ extension ServiceTask {
             return failed
         }
         let body = bytes.body
-        // The stream ends when the outcome is known, as a handler added now would run.
+        // The stream ends when the outcome is known, as a handler added now would run. A Swift task
+        // reads it: the run is awaited, so that its progress handlers don't hold the end back on
+        // the main queue unless asked to run there.
         add(Handler(kind: .always, place: .handlers(.inline)) { outcome in
             .run { body.finish(response: outcome.response ?? HTTPResponse(), error: outcome.error) }
-        })
+        }, awaited: true)
         return bytes
     }
 

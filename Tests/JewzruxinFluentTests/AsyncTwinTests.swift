@@ -158,7 +158,7 @@ struct FluentByteStreamTests {
 }
 
 /// An awaited task never waits for a main queue it wasn't asked to use.
-@Suite("Async twins without the main queue", .onEveryTransport)
+@Suite("Async twins without the main queue", .onEveryTransport, .usesMainQueue)
 struct AsyncTwinMainQueueTests {
     @Test("an awaited upload with a progress handler finishes while the main queue is blocked")
     func uploadWithProgress() async throws {
@@ -176,6 +176,26 @@ struct AsyncTwinMainQueueTests {
             }.response()
             #expect(blocker.isHolding, "the upload waited for the main queue")
             #expect(response.statusCode == 200)
+            #expect(progress.value > 0)
+        }
+    }
+
+    @Test("the bytes of an upload with a progress handler end while the main queue is blocked")
+    func bytesOfUploadWithProgress() async throws {
+        try await withSandbox { sandbox in
+            let session = TransportUnderTest.current.mainQueueSession()
+            let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
+            var form = MultipartFormData()
+            form.append(Data(repeating: 1, count: 200_000), name: "blob", filename: "blob.bin")
+            let progress = Counter()
+            let blocker = await MainQueueBlocker.block()
+            defer { blocker.release() }
+            var total = 0
+            for try await chunk in service.upload(multipart: form, to: "/multipart/", progress: { _, _, _, _ in progress.increment() }).bytes {
+                total += chunk.count
+            }
+            #expect(blocker.isHolding, "the stream waited for the main queue")
+            #expect(total > 0)
             #expect(progress.value > 0)
         }
     }

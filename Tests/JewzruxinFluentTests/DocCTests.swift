@@ -8,7 +8,7 @@ import Testing
 /// The DocC articles' Swift examples: each is in `DocCExamples.swift` as its article has it (or in
 /// `ReadmeExamples.swift`, when the README has it too), compiles, and those that can run here run
 /// against the sandbox or a mock and do what the article says.
-@Suite("DocC examples")
+@Suite("DocC examples", .usesMainQueue)
 struct DocCTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("DocCExamples.swift")
 

@@ -50,7 +50,7 @@ private final class StoreScreen {
     }
 }
 
-@Suite("Fluent handlers isolated to the main actor", .onEveryTransport)
+@Suite("Fluent handlers isolated to the main actor", .onEveryTransport, .usesMainQueue)
 struct FluentMainActorHandlerTests {
     @Test("responseString, responseJSON, response, responseError and responseEvents with .mainActor set a @MainActor model's state")
     @MainActor

@@ -7,7 +7,7 @@ import Testing
 
 /// The README's Swift examples: each is in `ReadmeExamples.swift` as the README has it, compiles,
 /// and those that can run here run against the sandbox and print what the README says.
-@Suite("README examples")
+@Suite("README examples", .usesMainQueue)
 struct ReadmeTests {
     /// The repository's root, from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -94,7 +94,7 @@ struct ResponseReadingTests {
         }
     }
 
-    @Test("on a main-queue session the body is decoded off the main queue and the handlers run on main")
+    @Test("on a main-queue session the body is decoded off the main queue and the handlers run on main", .usesMainQueue)
     func mainQueueSession() async throws {
         _ = markMainQueue
         try await withSandbox { sandbox in

@@ -125,7 +125,7 @@ struct ServiceTaskSchedulingTests {
         }
     }
 
-    @Test("a task of a main-queue session with no handler starts on its own too")
+    @Test("a task of a main-queue session with no handler starts on its own too", .usesMainQueue)
     func unattendedOnMainQueueSession() async throws {
         try await withSandbox { sandbox in
             let arrived = Event()

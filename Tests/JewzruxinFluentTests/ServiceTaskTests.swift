@@ -336,7 +336,7 @@ struct ServiceTaskTests {
         }
     }
 
-    @Test("without a queue, handlers run on the session's delegate queue: the main queue by default")
+    @Test("without a queue, handlers run on the session's delegate queue: the main queue by default", .usesMainQueue)
     func mainQueueByDefault() async throws {
         _ = markMainQueue
         try await withSandbox { sandbox in

@@ -105,7 +105,9 @@ extension HTTPCycle {
     public func stream() async throws -> (response: HTTPResponse, bytes: ByteStream) {
         let bytes = try prepareStream()
         let body = bytes.body
-        begin(Completion(notifiesExplicitCancel: true, isInline: true) { cycle, error in
+        // Awaited: the task reading the stream must not wait for the main queue (the default
+        // delegate queue) to run the cycle's progress handlers before the stream can end.
+        begin(Completion(notifiesExplicitCancel: true, isInline: true, isAwaited: true) { cycle, error in
             body.finish(response: cycle.response, error: error)
         })
         let response = try await body.head()

@@ -88,7 +88,7 @@ struct HandlerDeliveryTests {
         #expect(order.withLock { $0 } == ["first", "other work", "nested"])
     }
 
-    @Test("on the main queue the calls run in order on the main dispatch queue")
+    @Test("on the main queue the calls run in order on the main dispatch queue", .usesMainQueue)
     func mainQueue() async {
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")

@@ -110,7 +110,7 @@ struct HandlerQueueTests {
         }
     }
 
-    @Test("the main queue is one place whichever kind names it")
+    @Test("the main queue is one place whichever kind names it", .usesMainQueue)
     func mainQueue() {
         let names: [HandlerQueue] = [.main, .queue(DispatchQueue.main), .queue(OperationQueue.main)]
         for name in names {

@@ -30,7 +30,7 @@ private final class GreetingModel {
     }
 }
 
-@Suite("Handlers isolated to the main actor", .onEveryTransport)
+@Suite("Handlers isolated to the main actor", .onEveryTransport, .usesMainQueue)
 struct MainActorHandlerTests {
     @Test("HTTPCycle.get(on: .mainActor) and start(.mainActor) set a @MainActor model's state on the main thread")
     @MainActor

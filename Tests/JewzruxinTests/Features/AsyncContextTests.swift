@@ -32,7 +32,7 @@ final class TraceRecorder: HTTPInterceptor {
 }
 
 /// `async` calls never wait for the main queue unless asked, and keep the caller's task-locals.
-@Suite("Async calls and their context", .onEveryTransport)
+@Suite("Async calls and their context", .onEveryTransport, .usesMainQueue)
 struct AsyncContextTests {
     /// A session on the transport under test whose delegate queue is the main queue (the default).
     private func mainQueueSession() -> HTTPSession { TransportUnderTest.current.mainQueueSession() }
@@ -66,6 +66,26 @@ struct AsyncContextTests {
                 didSendBodyDataHandler: { _, _, _, _ in progress.record() })
             #expect(blocker.isHolding, "the upload waited for the main queue")
             #expect(cycle.response.statusCode == 200)
+            #expect(progress.count > 0)
+        }
+    }
+
+    @Test("the stream of an upload with a progress handler ends while the main queue is blocked")
+    func streamWithoutMain() async throws {
+        try await withSandbox { sandbox in
+            let progress = CallCounter()
+            let blocker = await MainQueueBlocker.block()
+            defer { blocker.release() }
+            let cycle = HTTPCycle(
+                requestURL: try #require(URL(string: sandbox.string("/dumpupload/"))), requestMethod: .post, session: mainQueueSession())
+            cycle.uploadSource = .data(Data(repeating: 7, count: 100_000))
+            cycle.didSendBodyDataHandler = { _, _, _, _ in progress.record() }
+            let (response, bytes) = try await cycle.stream()
+            var total = 0
+            for try await chunk in bytes { total += chunk.count }
+            #expect(blocker.isHolding, "the stream waited for the main queue")
+            #expect(response.statusCode == 200)
+            #expect(total == 100_000, "the body echoed whole")
             #expect(progress.count > 0)
         }
     }

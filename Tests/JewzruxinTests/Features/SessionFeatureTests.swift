@@ -24,7 +24,7 @@ final class QueueRecordingProcessor: HTTPProcessor, @unchecked Sendable {
 
 @Suite("Sessions, queues, timeouts and activity", .onEveryTransport)
 struct SessionFeatureTests {
-    @Test("Timeout (seed): 1 s timeouts against a 2 s delay end in timedOut")
+    @Test("Timeout (seed): 1 s timeouts against a 2 s delay end in timedOut", .usesMainQueue)
     func seedTimeout() async throws {
         try await withSandbox { sandbox in
             let configuration = URLSessionConfiguration.ephemeral
@@ -114,7 +114,7 @@ struct SessionFeatureTests {
         }
     }
 
-    @Test("HTTPSession: the default session and a session backing a cycle's properties")
+    @Test("HTTPSession: the default session and a session backing a cycle's properties", .usesMainQueue)
     func sessions() async throws {
         try await withSandbox { sandbox in
             #expect(HTTPSession.default === HTTPSession.default)

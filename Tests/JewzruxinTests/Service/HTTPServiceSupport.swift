@@ -10,7 +10,10 @@ final class GitHubService: HTTPService, @unchecked Sendable {
     override class var serviceName: String { "github" }
 
     override class func defaultSession() -> HTTPSession {
-        let session = HTTPSession(transport: TransportUnderTest.current.transport)
+        // A delegate queue of its own: the process's main queue belongs to the tests that use it.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = HTTPSession(delegateQueue: queue, transport: TransportUnderTest.current.transport)
         session.requestProcessors = [HTTPJSONProcessor()]
         session.responseProcessors = [HTTPJSONProcessor()]
         return session
