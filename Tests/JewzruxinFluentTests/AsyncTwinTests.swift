@@ -162,18 +162,8 @@ struct FluentByteStreamTests {
 struct AsyncTwinMainQueueTests {
     @Test("an awaited upload with a progress handler finishes while the main queue is blocked")
     func uploadWithProgress() async throws {
-        try await withSandbox { sandbox in
-            // The delegate queue is the main queue, as by default.
-            let session = TransportUnderTest.current.mainQueueSession()
-            let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
-            var form = MultipartFormData()
-            form.append(Data(repeating: 1, count: 200_000), name: "blob", filename: "blob.bin")
-            let progress = Counter()
-            let blocker = await MainQueueBlocker.block()
-            defer { blocker.release() }
-            let response = try await service.upload(multipart: form, to: "/multipart/") { _, _, _, _ in
-                progress.increment()
-            }.response()
+        try await withUploadWhileMainIsBlocked { upload, progress, blocker in
+            let response = try await upload.response()
             #expect(blocker.isHolding, "the upload waited for the main queue")
             #expect(response.statusCode == 200)
             #expect(progress.value > 0)
@@ -182,6 +172,18 @@ struct AsyncTwinMainQueueTests {
 
     @Test("the bytes of an upload with a progress handler end while the main queue is blocked")
     func bytesOfUploadWithProgress() async throws {
+        try await withUploadWhileMainIsBlocked { upload, progress, blocker in
+            var total = 0
+            for try await chunk in upload.bytes { total += chunk.count }
+            #expect(blocker.isHolding, "the stream waited for the main queue")
+            #expect(total > 0)
+            #expect(progress.value > 0)
+        }
+    }
+
+    /// Runs `body` with the task of a 200 kB multipart upload whose progress handler counts, on a
+    /// session whose delegate queue is the main queue (as by default), while the main queue is held.
+    private func withUploadWhileMainIsBlocked(_ body: (ServiceTask, Counter, MainQueueBlocker) async throws -> Void) async throws {
         try await withSandbox { sandbox in
             let session = TransportUnderTest.current.mainQueueSession()
             let service = WebService(baseURLString: sandbox.baseURL.absoluteString, session: session)
@@ -190,13 +192,8 @@ struct AsyncTwinMainQueueTests {
             let progress = Counter()
             let blocker = await MainQueueBlocker.block()
             defer { blocker.release() }
-            var total = 0
-            for try await chunk in service.upload(multipart: form, to: "/multipart/", progress: { _, _, _, _ in progress.increment() }).bytes {
-                total += chunk.count
-            }
-            #expect(blocker.isHolding, "the stream waited for the main queue")
-            #expect(total > 0)
-            #expect(progress.value > 0)
+            let upload = service.upload(multipart: form, to: "/multipart/") { _, _, _, _ in progress.increment() }
+            try await body(upload, progress, blocker)
         }
     }
 }

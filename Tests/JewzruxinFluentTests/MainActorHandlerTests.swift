@@ -61,7 +61,7 @@ struct FluentMainActorHandlerTests {
         do {
             let screen = StoreScreen()
             screen.load(makeService(sandbox))
-            #expect(await eventually {
+            #expect(await eventually(timeout: eventTimeout) {
                 !screen.greeting.isEmpty && screen.storeCount != 0 && !screen.firstStore.isEmpty && screen.bodySize != 0
                     && screen.error != nil && screen.events.count == 2
             })

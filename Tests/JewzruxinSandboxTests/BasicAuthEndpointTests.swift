@@ -1,6 +1,7 @@
 import Foundation
 import JewzruxinPrimitives
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
@@ -28,7 +29,7 @@ final class CredentialDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     }
 }
 
-@Suite("Basic authentication endpoints")
+@Suite("Basic authentication endpoints", .onItsOwnThread)
 struct BasicAuthEndpointTests {
     static let goodHeader = "Basic dGVzdDoxMjM0NQ=="
 

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Basic endpoints: /hello/, /dumpupload/, /status/, /inspect/")
+@Suite("Basic endpoints: /hello/, /dumpupload/, /status/, /inspect/", .onItsOwnThread)
 struct BasicEndpointTests {
     @Test("GET /hello/ with and without trailing slash", arguments: ["/hello/", "/hello"])
     func hello(path: String) async throws {

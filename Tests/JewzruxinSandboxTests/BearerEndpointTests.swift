@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
-@Suite("/bearer/ endpoints")
+@Suite("/bearer/ endpoints", .onItsOwnThread)
 struct BearerEndpointTests {
     private func bearer(_ sandbox: Sandbox, key: String, token: String?) throws -> RawResponse {
         let header = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""

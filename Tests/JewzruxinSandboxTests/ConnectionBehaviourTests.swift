@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("HTTP/1.1 connection handling")
+@Suite("HTTP/1.1 connection handling", .onItsOwnThread)
 struct ConnectionBehaviourTests {
     @Test("Keep-alive: several requests share one connection")
     func keepAlive() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 /// The parameters of a sandbox Digest challenge, read with a strict pattern so the
@@ -26,7 +27,7 @@ struct SandboxDigestChallenge {
     }
 }
 
-@Suite("Digest authentication endpoints")
+@Suite("Digest authentication endpoints", .onItsOwnThread)
 struct DigestAuthEndpointTests {
     static let endpoints: [(qop: String, algorithm: String)] = ["auth", "auth-int", "none"].flatMap { qop in
         ["MD5", "SHA-256", "MD5-sess", "SHA-256-sess"].map { (qop, $0) }

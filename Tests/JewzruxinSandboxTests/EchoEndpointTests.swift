@@ -7,7 +7,7 @@ import JewzruxinTestSupport
 import FoundationNetworking
 #endif
 
-@Suite("/echo/: status, content, charsets, headers, delay")
+@Suite("/echo/: status, content, charsets, headers, delay", .onItsOwnThread)
 struct EchoEndpointTests {
     @Test("Defaults: 200, empty body, UTF-8 text")
     func defaults() async throws {

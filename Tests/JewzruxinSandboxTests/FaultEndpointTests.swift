@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 /// Sends a GET for `target` on a new connection and reads until the connection ends.
@@ -19,7 +20,7 @@ private func split(_ data: Data) -> (head: String, body: Data)? {
     return (String(decoding: data[..<range.upperBound], as: UTF8.self), Data(data[range.upperBound...]))
 }
 
-@Suite("/fault/ endpoints")
+@Suite("/fault/ endpoints", .onItsOwnThread)
 struct FaultEndpointTests {
     @Test("close-before-headers: the request is read, then FIN without a byte")
     func closeBeforeHeaders() async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("/flaky/ endpoint")
+@Suite("/flaky/ endpoint", .onItsOwnThread)
 struct FlakyEndpointTests {
     @Test("The first `fail` requests fail with 503, later ones succeed")
     func failThenSucceed() async throws {

@@ -5,7 +5,7 @@ import JewzruxinTestSupport
 
 /// The HTTP CONNECT proxy, spoken to byte by byte: the tunnel and its relay, the credentials it
 /// requires, its refusals, what it records, and its stop.
-@Suite("HTTP CONNECT proxy")
+@Suite("HTTP CONNECT proxy", .onItsOwnThread)
 struct HTTPConnectProxyTests {
     /// A client connected to `proxy` that has sent `CONNECT target` with `headers`, and the
     /// proxy's answer's head.

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Image endpoint: /image/<format>")
+@Suite("Image endpoint: /image/<format>", .onItsOwnThread)
 struct ImageEndpointTests {
     private func bigEndian(_ data: Data, _ at: Int, _ count: Int) -> Int {
         data.dropFirst(at).prefix(count).reduce(0) { $0 << 8 | Int($1) }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Sandbox lifecycle, concurrency and custom routes")
+@Suite("Sandbox lifecycle, concurrency and custom routes", .onItsOwnThread)
 struct LifecycleTests {
     @Test("start() picks a free port and builds URLs")
     func startAndURLs() throws {

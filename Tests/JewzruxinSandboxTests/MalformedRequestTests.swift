@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
-@Suite("Malformed requests get 400 and a closed connection, never a crash")
+@Suite("Malformed requests get 400 and a closed connection, never a crash", .onItsOwnThread)
 struct MalformedRequestTests {
     static let badRequests: [(name: String, request: String)] = [
         ("garbage request line", "GARBAGE\r\n\r\n"),

@@ -1,9 +1,10 @@
 import Foundation
 import JewzruxinAuth
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
-@Suite("/multipart/: the parts of a multipart/form-data body, reported as JSON")
+@Suite("/multipart/: the parts of a multipart/form-data body, reported as JSON", .onItsOwnThread)
 struct MultipartEndpointTests {
     struct Report: Decodable {
         struct Part: Decodable {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 import JewzruxinAuth
 
-@Suite("NTLM and Negotiate endpoints")
+@Suite("NTLM and Negotiate endpoints", .onItsOwnThread)
 struct NTLMEndpointTests {
     /// One request on `client`'s connection, with an optional `Authorization`.
     static func send(_ client: RawHTTPClient, _ target: String, authorization: String? = nil) throws -> RawResponse {

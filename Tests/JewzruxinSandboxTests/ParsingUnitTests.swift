@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
-@Suite("Parsing and value types (no sockets)")
+@Suite("Parsing and value types (no sockets)", .onItsOwnThread)
 struct ParsingUnitTests {
     @Test("SandboxHeaders keeps order and looks names up case-insensitively")
     func headers() {

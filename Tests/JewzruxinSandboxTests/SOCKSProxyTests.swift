@@ -11,7 +11,7 @@ import Darwin
 
 /// The SOCKS5 proxy, spoken to byte by byte: the replies RFC 1928 and RFC 1929 prescribe, the
 /// relay, what it records, and its stop.
-@Suite("SOCKS5 proxy")
+@Suite("SOCKS5 proxy", .onItsOwnThread)
 struct SOCKSProxyTests {
     /// A client connected to `proxy` that has been through the greeting (offering `methods`) and
     /// got `expectedMethod`.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
-@Suite("ScriptedServer")
+@Suite("ScriptedServer", .onItsOwnThread)
 struct ScriptedServerTests {
     @Test("reads a request, sends the script's bytes exactly, then closes in order")
     func sendAndClose() async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import JewzruxinTestSupport
 @testable import JewzruxinSandbox
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Streaming endpoints: /bytes/, /drip/, /drop/, /redirect/")
+@Suite("Streaming endpoints: /bytes/, /drip/, /drop/, /redirect/", .onItsOwnThread)
 struct StreamingEndpointTests {
     @Test("/bytes/N serves N pattern bytes with Content-Length", arguments: [0, 1, 250, 251, 252, 100_000])
     func bytes(count: Int) async throws {
