@@ -139,7 +139,7 @@ public final class URLSessionTransport: HTTPTransport {
             makeTask = { [core] in $0.dataTask(with: core) }
         }
         return Transfer(
-            session: session, router: router, events: events, body: streamed, queue: startQueue, makeTask: makeTask)
+            session: session, router: router, events: events, body: streamed, queue: Self.startQueue, makeTask: makeTask)
     }
 
     /// A task sending `body` from its stream.
@@ -242,8 +242,11 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// Where the transport's tasks are made and resumed, one after another.
-    private let startQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.start")
+    /// Where every URLSession transport's tasks are made and resumed, one after another. One for the
+    /// process, as FoundationNetworking's work queue, which those calls wait for, is one: a queue per
+    /// transport would block a thread of the dispatch pool each while that queue is busy, and with
+    /// enough sessions (the test suite's hundreds) leave no thread to run it (a deadlock, seen).
+    private static let startQueue = DispatchQueue(label: "Jewzruxin.URLSessionTransport.start")
 }
 
 extension HTTPTransport where Self == URLSessionTransport {
