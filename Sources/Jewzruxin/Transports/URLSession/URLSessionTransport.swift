@@ -96,9 +96,9 @@ public final class URLSessionTransport: HTTPTransport {
         }
         var core = request.core
         if let cookies = router.cookies?.header(for: core) { core.setValue(cookies, forHTTPHeaderField: "Cookie") }
-        // The task is made when the transfer is resumed, on the transport's own queue: making and
-        // resuming one waits for the URLSession's work queue, for seconds while it is busy, and the
-        // caller may be a Swift task, whose thread the whole process shares.
+        // The task is made when the transfer is resumed, off the cooperative pool (``Transfer``):
+        // making and resuming one waits for FoundationNetworking's work queue, for seconds while it
+        // is busy.
         let makeTask: @Sendable (URLSession) -> URLSessionTask
         var streamed: SessionRouter.StreamedBody?
         switch upload {
@@ -164,11 +164,12 @@ public final class URLSessionTransport: HTTPTransport {
     /// every form with its `Content-Length`.
     static let inMemoryFormLimit: Int64 = 1 << 20
 
-    /// A transfer whose task is made and resumed on the transport's queue (``startQueue``).
+    /// A transfer whose task is made and resumed when it is resumed, on ``startQueue`` when a Swift
+    /// task resumes it.
     private final class Transfer: HTTPTransfer {
         private enum State {
             case idle
-            /// Resumed: the task is being made on the transport's queue.
+            /// Resumed: the task is being made.
             case starting
             case started(URLSessionTask)
             case cancelled
@@ -198,7 +199,15 @@ public final class URLSessionTransport: HTTPTransport {
                 state = .starting
                 return true
             }
-            if starts { queue.async { self.start() } }
+            guard starts else { return }
+            // Called by a Swift task (an awaited start), on a thread of the cooperative pool, which
+            // the whole process shares: the task is made on the start queue. From any other thread
+            // (a transport's, after a redirect or a retry; a caller's own), here.
+            if withUnsafeCurrentTask(body: { $0 != nil }) {
+                queue.async { self.start() }
+            } else {
+                start()
+            }
         }
 
         /// Makes the task and resumes it, unless the transfer was cancelled meanwhile.
@@ -242,7 +251,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// Where every URLSession transport's tasks are made and resumed, one after another. One for the
+    /// Where the tasks that Swift tasks resume are made and resumed, one after another. One for the
     /// process, as FoundationNetworking's work queue, which those calls wait for, is one: a queue per
     /// transport would block a thread of the dispatch pool each while that queue is busy, and with
     /// enough sessions (the test suite's hundreds) leave no thread to run it (a deadlock, seen).
