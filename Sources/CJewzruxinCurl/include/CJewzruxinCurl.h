@@ -296,6 +296,8 @@ enum {
     JZ_INFO_HEADER_SIZE = 0x200000 + 11,
     /// CURLINFO_REQUEST_SIZE: the bytes of the request heads sent.
     JZ_INFO_REQUEST_SIZE = 0x200000 + 12,
+    /// CURLINFO_OS_ERRNO: the system's errno of the last failed connect.
+    JZ_INFO_OS_ERRNO = 0x200000 + 25,
     JZ_INFO_NUM_CONNECTS = 0x200000 + 26,
     JZ_INFO_PRIMARY_IP = 0x100000 + 32,
     JZ_INFO_PRIMARY_PORT = 0x200000 + 40,

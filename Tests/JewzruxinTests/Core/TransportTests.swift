@@ -275,3 +275,33 @@ struct RedirectTargetTests {
         }
     }
 }
+
+/// What a failed connection reads like, compared across the transports.
+@Suite("Connection errors, worded once")
+struct ConnectionErrorWordingTests {
+    @Test("a refused connection reads the same on every transport, naming the URL, the host and the port")
+    func refusedReadsTheSame() async throws {
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
+        let url = closed.url("/broken")
+        var descriptions: [String] = []
+        for transport in TransportUnderTest.selected {
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            let session = HTTPSession(configuration: .ephemeral, delegateQueue: queue, transport: transport.transport)
+            session.retryPolicy.maximumRetryCount = 0
+            do {
+                _ = try await HTTPCycle.get(url, session: session)
+                Issue.record("\(transport): a refused connection must throw")
+            } catch {
+                let description = String(describing: error)
+                #expect(
+                    description.hasPrefix("transport error -1004 for \(url): Could not connect to 127.0.0.1 port \(closed.port): "
+                        + "the connection was refused."),
+                    "\(transport): \(description)")
+                descriptions.append(description)
+            }
+        }
+        #expect(Set(descriptions).count == 1, "\(descriptions)")
+    }
+}

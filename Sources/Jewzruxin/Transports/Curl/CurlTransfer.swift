@@ -153,6 +153,12 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         CurlConnectionCheck.inspect(easyHandle, responseBytes: responseBytes, loop: loop)
     }
 
+    /// A `long` libcurl knows of `easy`, `nil` when it doesn't say.
+    private static func longInfo(_ easy: UnsafeMutableRawPointer, _ name: Int32) -> Int? {
+        var value = 0
+        return jz_easy_getinfo_long(easy, name, &value) == JZ_E_OK ? value : nil
+    }
+
     /// libcurl ended the transfer with `code`, and its handle is out of the multi handle.
     func finished(code: Int32) {
         if code == JZ_E_OK, callbackError == nil { deliverHeldHead() }
@@ -162,6 +168,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         } else if code != JZ_E_OK, let fault = ResponseRules.fault(fromLibcurlMessage: errorMessage ?? String(cString: jz_easy_strerror(code))) {
             // A response libcurl refused itself: reported as the other transports report it.
             complete(with: fault.urlError(for: url), metrics: metrics)
+        } else if code == 7, proxy == nil, let easyHandle, Self.longInfo(easyHandle, Int32(JZ_INFO_OS_ERRNO)) == Int(ECONNREFUSED) {
+            // COULDNT_CONNECT, refused: worded as every transport words it.
+            complete(with: ConnectionErrors.refused(url), metrics: metrics)
         } else if code != JZ_E_OK {
             var proxyCode: Int?
             var connectStatus: Int?

@@ -210,7 +210,7 @@ final class NativeExchange: HTTPTransfer {
                 current = try mapFailure(of: "connecting") {
                     var resolved = MonotonicTime(nanoseconds: 0)
                     let socket = try NativeSocket.connect(
-                        to: origin, deadline: MonotonicTime.now(plus: settings.connectTimeout(within: timeout)), waker: waker,
+                        to: origin, for: request.url, deadline: MonotonicTime.now(plus: settings.connectTimeout(within: timeout)), waker: waker,
                         resolved: &resolved)
                     measured.resolved = resolved.nanoseconds
                     measured.connected = MonotonicTime.now.nanoseconds

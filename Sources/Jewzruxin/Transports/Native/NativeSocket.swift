@@ -47,10 +47,14 @@ final class NativeSocket: @unchecked Sendable {
 
     /// Resolves `origin` and connects to the first address that answers.
     ///
-    /// - Parameter resolved: Set to the time the name was resolved, for the attempt's metrics.
+    /// - Parameters:
+    ///   - url: The request's URL, which the errors name (a request made for `origin` has one).
+    ///   - resolved: Set to the time the name was resolved, for the attempt's metrics.
     /// - Throws: `URLError(.cannotFindHost)`, `.cannotConnectToHost`, `.timedOut` (marked
     ///   ``HTTPError/requestNotSentKey``), `.cancelled`.
-    static func connect(to origin: Origin, deadline: MonotonicTime, waker: Waker, resolved: inout MonotonicTime) throws -> NativeSocket {
+    static func connect(
+        to origin: Origin, for url: URL?, deadline: MonotonicTime, waker: Waker, resolved: inout MonotonicTime
+    ) throws -> NativeSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamSocketType
@@ -58,11 +62,15 @@ final class NativeSocket: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(origin.host, String(origin.port), &hints, &list)
         guard status == 0, let first = list else {
-            throw URLError(.cannotFindHost, userInfo: [NSLocalizedDescriptionKey: "The host \(origin.host) could not be resolved."])
+            throw URLError(.cannotFindHost, userInfo: [
+                NSLocalizedDescriptionKey: "The host \(origin.host) could not be resolved.", NSURLErrorFailingURLErrorKey: url as Any,
+            ])
         }
         defer { freeaddrinfo(first) }
         resolved = .now
-        var lastError = URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Could not connect to \(origin)."])
+        var lastError = URLError(.cannotConnectToHost, userInfo: [
+            NSLocalizedDescriptionKey: "Could not connect to \(origin).", NSURLErrorFailingURLErrorKey: url as Any,
+        ])
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
@@ -74,11 +82,17 @@ final class NativeSocket: @unchecked Sendable {
                 // Nothing of the request has gone out: any method may be sent again.
                 throw URLError(.timedOut, userInfo: [
                     NSLocalizedDescriptionKey: "Connecting to \(origin) timed out.", HTTPError.requestNotSentKey: true,
+                    NSURLErrorFailingURLErrorKey: url as Any,
                 ])
             } catch SocketFailure.system(let code) {
-                lastError = URLError(.cannotConnectToHost, userInfo: [
-                    NSLocalizedDescriptionKey: "Could not connect to \(origin): \(describe(code)).",
-                ])
+                if code == ECONNREFUSED, let url {
+                    // Worded as every transport words it.
+                    lastError = ConnectionErrors.refused(url)
+                } else {
+                    lastError = URLError(.cannotConnectToHost, userInfo: [
+                        NSLocalizedDescriptionKey: "Could not connect to \(origin): \(describe(code)).", NSURLErrorFailingURLErrorKey: url as Any,
+                    ])
+                }
             } catch {
                 continue
             }

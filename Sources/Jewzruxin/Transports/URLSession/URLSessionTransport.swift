@@ -431,6 +431,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             entry.events.didComplete(error: failure)
             return
         }
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking reports only a refused connect (ECONNREFUSED) as this code, in
+        // libcurl's words or its own: worded as every transport words it.
+        if (error as? URLError)?.code == .cannotConnectToHost, let url = task.originalRequest?.url {
+            entry.events.didComplete(error: ConnectionErrors.refused(url))
+            return
+        }
+        #endif
         entry.events.didComplete(error: error.map(URLSessionTransport.reportedError))
     }
 
