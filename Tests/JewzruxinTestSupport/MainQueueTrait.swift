@@ -15,20 +15,11 @@ import Testing
 /// ```
 ///
 /// The other tests still run in parallel with them; they must not touch the main queue.
-public struct MainQueueTrait: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
-
-    public func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        // A suite's own scope runs once, around its tests: each test case takes its turn.
-        guard testCase != nil else {
-            try await function()
-            return
-        }
+public struct MainQueueTrait: TestCaseScoping {
+    public func scope(_ testCase: @Sendable () async throws -> Void) async throws {
         await MainQueueTurn.shared.begin()
         defer { MainQueueTurn.shared.end() }
-        try await function()
+        try await testCase()
     }
 }
 

@@ -13,17 +13,9 @@ import Testing
 /// ```swift
 /// @Suite("Streaming endpoints", .onItsOwnThread)
 /// ```
-public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
-
-    public func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard testCase != nil else {
-            try await function()
-            return
-        }
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+public struct OwnThreadTrait: TestCaseScoping {
+    public func scope(_ testCase: @Sendable () async throws -> Void) async throws {
+        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await testCase() }
     }
 }
 

@@ -37,20 +37,11 @@ public enum TransportUnderTest: String, CaseIterable, Sendable, CustomStringConv
 }
 
 /// Runs each test case once per selected transport.
-public struct OnEveryTransportTrait: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
-
-    public func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        // A suite's own scope runs once; its test cases run per transport.
-        guard testCase != nil else {
-            try await function()
-            return
-        }
+public struct OnEveryTransportTrait: TestCaseScoping {
+    public func scope(_ testCase: @Sendable () async throws -> Void) async throws {
         for transport in TransportUnderTest.selected {
             do {
-                try await TransportUnderTest.$current.withValue(transport) { try await function() }
+                try await TransportUnderTest.$current.withValue(transport) { try await testCase() }
             } catch {
                 Issue.record(error, "on the \(transport) transport")
             }
