@@ -14,11 +14,13 @@ enum CurlErrors {
     /// `connectStatus` other than 2xx refused the tunnel, whatever libcurl's code: a `407` is
     /// `userAuthenticationRequired`, any other `cannotConnectToHost`, the status named and kept under
     /// `CURLconnectcode`. `requestNotSent` marks a failure before any byte of the request went out
-    /// (``HTTPError/requestNotSentKey``).
+    /// (``HTTPError/requestNotSentKey``). A connect refused (`osErrno`, libcurl's `CURLINFO_OS_ERRNO`,
+    /// `ECONNREFUSED`) without a proxy is worded as every transport words it (``ConnectionErrors``).
     static func urlError(
         code: Int32, message: String?, url: URL, proxy: String? = nil, proxyCode: Int? = nil, connectStatus: Int? = nil,
-        requestNotSent: Bool = false
+        osErrno: Int? = nil, requestNotSent: Bool = false
     ) -> URLError {
+        if code == 7, proxy == nil, osErrno == Int(ECONNREFUSED) { return ConnectionErrors.refused(url) } // COULDNT_CONNECT
         var description = message ?? String(cString: jz_easy_strerror(code))
         var urlCode = urlErrorCode(for: code)
         var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url, "CURLcode": Int(code)]

@@ -153,10 +153,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         CurlConnectionCheck.inspect(easyHandle, responseBytes: responseBytes, loop: loop)
     }
 
-    /// A `long` libcurl knows of `easy`, `nil` when it doesn't say.
-    private static func longInfo(_ easy: UnsafeMutableRawPointer, _ name: Int32) -> Int? {
+    /// A `long` libcurl knows of `easy`, `nil` when it doesn't say or says 0.
+    private static func longInfo(_ easy: UnsafeMutableRawPointer?, _ name: Int32) -> Int? {
         var value = 0
-        return jz_easy_getinfo_long(easy, name, &value) == JZ_E_OK ? value : nil
+        guard let easy, jz_easy_getinfo_long(easy, name, &value) == JZ_E_OK, value != 0 else { return nil }
+        return value
     }
 
     /// libcurl ended the transfer with `code`, and its handle is out of the multi handle.
@@ -168,23 +169,13 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         } else if code != JZ_E_OK, let fault = ResponseRules.fault(fromLibcurlMessage: errorMessage ?? String(cString: jz_easy_strerror(code))) {
             // A response libcurl refused itself: reported as the other transports report it.
             complete(with: fault.urlError(for: url), metrics: metrics)
-        } else if code == 7, proxy == nil, let easyHandle, Self.longInfo(easyHandle, Int32(JZ_INFO_OS_ERRNO)) == Int(ECONNREFUSED) {
-            // COULDNT_CONNECT, refused: worded as every transport words it.
-            complete(with: ConnectionErrors.refused(url), metrics: metrics)
         } else if code != JZ_E_OK {
-            var proxyCode: Int?
-            var connectStatus: Int?
-            if let easyHandle, proxy != nil {
-                func info(_ name: Int32) -> Int? {
-                    var value = 0
-                    return jz_easy_getinfo_long(easyHandle, name, &value) == JZ_E_OK && value != 0 ? value : nil
-                }
-                proxyCode = info(Int32(JZ_INFO_PROXY_ERROR))
-                connectStatus = info(Int32(JZ_INFO_HTTP_CONNECTCODE))
-            }
+            let viaProxy = proxy != nil
             complete(with: CurlErrors.urlError(
-                code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)), proxyCode: proxyCode,
-                connectStatus: connectStatus, requestNotSent: requestNotSent), metrics: metrics)
+                code: code, message: errorMessage, url: url, proxy: proxy.map(Self.address(of:)),
+                proxyCode: viaProxy ? Self.longInfo(easyHandle, Int32(JZ_INFO_PROXY_ERROR)) : nil,
+                connectStatus: viaProxy ? Self.longInfo(easyHandle, Int32(JZ_INFO_HTTP_CONNECTCODE)) : nil,
+                osErrno: Self.longInfo(easyHandle, Int32(JZ_INFO_OS_ERRNO)), requestNotSent: requestNotSent), metrics: metrics)
         } else if !head.isDelivered {
             complete(with: URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "The transfer ended without a response head.", NSURLErrorFailingURLErrorKey: url,

@@ -19,7 +19,7 @@ enum ConnectionErrors {
     }
 
     /// "host port N" for `url`: its port, or its scheme's default.
-    static func endpoint(of url: URL) -> String {
+    private static func endpoint(of url: URL) -> String {
         let host = url.host.map { String(HostSyntax.unbracketed($0)) } ?? "the host"
         let port = url.port ?? (url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } == true ? 443 : 80)
         return "\(host) port \(port)"

@@ -8,12 +8,26 @@ import FoundationNetworking
 // Likewise a response libcurl refused (a NUL in a field, a bad chunk size), reported as the other
 // transports report it; and the rules of ``ResponseRules`` applied to the head it let through.
 extension URLSessionTransport {
-    /// `error` as this transport reports it to the engine: a certificate failure as
-    /// `URLError(.serverCertificateUntrusted)`, a response libcurl refused as the other transports
-    /// report it (``ResponseDecodingError``), anything else unchanged.
-    static func reportedError(_ error: any Error) -> any Error {
+    /// `error` as this transport reports it to the engine for a request to `url`: a certificate
+    /// failure as `URLError(.serverCertificateUntrusted)`, a response libcurl refused as the other
+    /// transports report it (``ResponseDecodingError``), a refused connection worded as they word it
+    /// (``ConnectionErrors``), anything else unchanged.
+    static func reportedError(_ error: any Error, for url: URL? = nil) -> any Error {
         guard let urlError = URLError(bridging: error) else { return error }
-        return untrustedCertificateError(urlError) ?? refusedResponseError(urlError) ?? truncatedBodyError(urlError) ?? error
+        return untrustedCertificateError(urlError) ?? refusedResponseError(urlError) ?? truncatedBodyError(urlError)
+            ?? refusedConnectionError(urlError, url) ?? error
+    }
+
+    /// A refused connection to `url`, worded as every transport words it; `nil` for anything else.
+    /// FoundationNetworking reports only a refused connect (`ECONNREFUSED`) as `cannotConnectToHost`,
+    /// in libcurl's words or its own; Apple's URLSession reports other failures so too.
+    static func refusedConnectionError(_ error: URLError, _ url: URL?) -> URLError? {
+        #if canImport(FoundationNetworking)
+        guard error.code == .cannotConnectToHost, let url else { return nil }
+        return ConnectionErrors.refused(url)
+        #else
+        return nil
+        #endif
     }
 
     /// `error` as `networkConnectionLost`, as the other transports report a body cut short or a

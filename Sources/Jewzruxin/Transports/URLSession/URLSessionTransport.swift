@@ -139,7 +139,7 @@ public final class URLSessionTransport: HTTPTransport {
             makeTask = { [core] in $0.dataTask(with: core) }
         }
         return Transfer(
-            session: session, router: router, events: events, body: streamed, queue: Self.startQueue, makeTask: makeTask)
+            session: session, router: router, events: events, body: streamed, makeTask: makeTask)
     }
 
     /// A task sending `body` from its stream.
@@ -181,16 +181,14 @@ public final class URLSessionTransport: HTTPTransport {
         private let events: HTTPTransferEvents
         /// The body streamed, if any: a cancel stops its reads first.
         private let body: SessionRouter.StreamedBody?
-        private let queue: DispatchQueue
         private let makeTask: @Sendable (URLSession) -> URLSessionTask
         private let state = Locked(State.idle)
 
         init(
             session: URLSession, router: SessionRouter, events: HTTPTransferEvents, body: SessionRouter.StreamedBody?,
-            queue: DispatchQueue, makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
+            makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
         ) {
-            (self.session, self.router, self.events, self.body) = (session, router, events, body)
-            (self.queue, self.makeTask) = (queue, makeTask)
+            (self.session, self.router, self.events, self.body, self.makeTask) = (session, router, events, body, makeTask)
         }
 
         func resume() {
@@ -204,7 +202,7 @@ public final class URLSessionTransport: HTTPTransport {
             // the whole process shares: the task is made on the start queue. From any other thread
             // (a transport's, after a redirect or a retry; a caller's own), here.
             if withUnsafeCurrentTask(body: { $0 != nil }) {
-                queue.async { self.start() }
+                URLSessionTransport.startQueue.async { self.start() }
             } else {
                 start()
             }
@@ -431,15 +429,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             entry.events.didComplete(error: failure)
             return
         }
-        #if canImport(FoundationNetworking)
-        // FoundationNetworking reports only a refused connect (ECONNREFUSED) as this code, in
-        // libcurl's words or its own: worded as every transport words it.
-        if (error as? URLError)?.code == .cannotConnectToHost, let url = task.originalRequest?.url {
-            entry.events.didComplete(error: ConnectionErrors.refused(url))
-            return
-        }
-        #endif
-        entry.events.didComplete(error: error.map(URLSessionTransport.reportedError))
+        entry.events.didComplete(error: error.map { URLSessionTransport.reportedError($0, for: task.originalRequest?.url) })
     }
 
     func urlSession(
