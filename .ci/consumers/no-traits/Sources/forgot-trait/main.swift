@@ -1,0 +1,3 @@
+import JewzruxinLogging
+
+print(LoggingMonitor.self)
