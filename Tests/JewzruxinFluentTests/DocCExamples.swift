@@ -205,6 +205,23 @@ func docCEventMonitor(session: HTTPSession) {
     // DocC example end
 }
 
+/// Cookies stored from a response, then ended with Max-Age=0.
+func docCCookies(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
+    @Sendable func print(_ items: Any...) { printed.add(items) }
+    // DocC example begin
+    let session = HTTPSession(configuration: .ephemeral)
+    let base = sandbox.baseURL.absoluteString
+    // The sandbox's /echo/ answers with the header it is given: a cookie for an hour, for every path.
+    _ = try await HTTPCycle.get(base + "/echo/", parameters: ["header": "Set-Cookie:theme=dark; Path=/; Max-Age=3600"], session: session)
+    for cookie in session.configuration.httpCookieStorage?.cookies ?? [] {
+        print(cookie.name, cookie.value, cookie.expiresDate != nil) // theme dark true
+    }
+    // Every later request to that host and path carries it, until it expires or the server ends it.
+    _ = try await HTTPCycle.get(base + "/echo/", parameters: ["header": "Set-Cookie:theme=; Path=/; Max-Age=0"], session: session)
+    print(session.configuration.httpCookieStorage?.cookies?.count ?? 0) // 0
+    // DocC example end
+}
+
 // MARK: - Jewzruxin: Handling response content
 
 /// A JSON body parsed as it arrives, a value read from it by key path.

@@ -62,6 +62,15 @@ struct DocCTests {
         let chunked: Bool
     }
 
+    @Test("the cookies example stores a cookie for an hour, then the server ends it")
+    func cookies() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let printed = PrintedLines(expecting: 2)
+            try await docCCookies(sandbox, printed)
+            #expect(printed.all == ["theme dark true", "0"])
+        }
+    }
+
     // MARK: - Jewzruxin
 
     @Test("the query parameters merge as the article shows")

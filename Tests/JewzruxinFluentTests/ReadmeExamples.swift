@@ -32,11 +32,10 @@ final class PrintedLines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// A multipart form of a field and a file, sent to the sandbox, which reports the parts it got;
+/// Once a README example: a multipart form of a field and a file, sent to the sandbox, which reports the parts it got;
 /// the file is written to the temporary directory and removed when this returns.
 func readmeMultipart(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }
-    // README example begin
     // A file of yours; here one written first.
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales.csv")
     try Data("region,total\nnorth,12\nsouth,7\n".utf8).write(to: file)
@@ -47,7 +46,6 @@ func readmeMultipart(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     form.append(fileAt: file, name: "report") // text/csv, from the file name; read from disk as it is sent
     let cycle = try await HTTPCycle.upload(sandbox.baseURL.absoluteString + "/multipart/", source: .multipart(form))
     print(cycle.response.text ?? "") // each part as the sandbox received it: name, file name, type, size, SHA-256
-    // README example end
 }
 
 /// Interceptors: a header on every request, a bearer token refreshed once, a retrier.
@@ -96,7 +94,7 @@ func readmeFluent(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     let stores = try await service.GET("/stores/", parameters: ["zip": "15217"]).decode([Store].self)
     print(stores.count) // 2
     // README example end
-    // README example begin
+    // Once the README's too; now the fluent Getting Started article shows validation and images.
     service.GET("/stores/", parameters: ["zip": "15217"], options: [.header(Request.Headers.accept, "application/json")])
         .validate()
         .responseJSON([Store].self) { stores, response in print(stores.count, response.statusCode ?? 0) } // 2 200
@@ -105,21 +103,17 @@ func readmeFluent(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     let (json, response) = try await service.GET("/stores/").validate().jsonWithResponse()
     let image = try await service.GET("/image/png", parameters: ["width": 64, "height": 48]).asImage().image()
     print(image.format, image.width, image.height) // png 64 48
-    // README example end
-    // README example begin
     struct StoreQuery: Encodable, Sendable { let zip: String; let open: Bool? }
     let nearby = try await service.GET("/stores/", parameters: StoreQuery(zip: "15217", open: nil)).decode([Store].self)
     print(nearby.count) // 2
-    // README example end
     print("stores listed", json.arrayValue?.count ?? 0, response.statusCode ?? 0)
     _ = await printed.complete.wait()
 }
 
-/// A resumable download, cut by the sandbox after 30 000 bytes and resumed; leaves `blob.bin` in the
+/// Once a README example: a resumable download, cut by the sandbox after 30 000 bytes and resumed; leaves `blob.bin` in the
 /// temporary directory, for the test to check and remove.
 func readmeResumableDownload(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }
-    // README example begin
     // A download that keeps its partial file when it fails, and goes on from it later, even after a
     // relaunch: the library's own resume data, the same on every transport.
     let destination = FileManager.default.temporaryDirectory.appendingPathComponent("blob.bin")
@@ -139,7 +133,6 @@ func readmeResumableDownload(_ sandbox: Sandbox, _ printed: PrintedLines) async 
         let cycle = try await HTTPCycle.download(resumingFrom: resumeData, downloadFileHandler: move)
         print(cycle.response.statusCode ?? 0) // 206, and blob.bin holds the 100 000 bytes
     }
-    // README example end
 }
 
 /// The body and the progress as async sequences.
@@ -160,10 +153,9 @@ func readmeStreams(_ sandbox: Sandbox, _ printed: PrintedLines) async throws -> 
     return total
 }
 
-/// Handler queues: a session's, a cycle's (inline), a chain handler's (main).
+/// Once a README example: handler queues, a session's, a cycle's (inline), a chain handler's (main).
 func readmeHandlerQueues(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     @Sendable func print(_ items: Any...) { printed.add(items) }
-    // README example begin
     // Every cycle of a session: its handlers on a queue of yours, an OperationQueue or a DispatchQueue.
     let handlers = OperationQueue()
     handlers.name = "handlers"
@@ -183,7 +175,6 @@ func readmeHandlerQueues(_ sandbox: Sandbox, _ printed: PrintedLines) async thro
     // One handler of a chain: a queue as its first argument (the main queue, say, for the UI).
     WebService(baseURLString: sandbox.baseURL.absoluteString, session: session).GET("/hello/")
         .responseString(.main) { text in print("main queue:", text) } // main queue: Hello World
-    // README example end
     // The sandbox stops when this returns: wait for the three handlers first.
     _ = await printed.complete.wait()
 }
@@ -205,23 +196,6 @@ func readmeLogging(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     // README example end
     // The end of the run may be heard after the await returns.
     _ = await printed.complete.wait()
-}
-
-/// Cookies stored from a response, then ended with Max-Age=0.
-func readmeCookies(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
-    @Sendable func print(_ items: Any...) { printed.add(items) }
-    // README example begin
-    let session = HTTPSession(configuration: .ephemeral)
-    let base = sandbox.baseURL.absoluteString
-    // The sandbox's /echo/ answers with the header it is given: a cookie for an hour, for every path.
-    _ = try await HTTPCycle.get(base + "/echo/", parameters: ["header": "Set-Cookie:theme=dark; Path=/; Max-Age=3600"], session: session)
-    for cookie in session.configuration.httpCookieStorage?.cookies ?? [] {
-        print(cookie.name, cookie.value, cookie.expiresDate != nil) // theme dark true
-    }
-    // Every later request to that host and path carries it, until it expires or the server ends it.
-    _ = try await HTTPCycle.get(base + "/echo/", parameters: ["header": "Set-Cookie:theme=; Path=/; Max-Age=0"], session: session)
-    print(session.configuration.httpCookieStorage?.cookies?.count ?? 0) // 0
-    // README example end
 }
 
 /// Picking the native transport.
