@@ -23,7 +23,7 @@ extension Jewzruxin.HTTPRequest {
     ///
     /// - Parameters:
     ///   - request: swift-http-types' request.
-    ///   - body: The body to send, in ``Jewzruxin/HTTPRequest/data``; `nil` for none.
+    ///   - body: The body to send, in `HTTPRequest.data`; `nil` for none.
     /// - Throws: ``HTTPTypesConversionError/missingURL`` when the request has no scheme or authority.
     public init(_ request: HTTPTypes.HTTPRequest, body: Data? = nil) throws(HTTPTypesConversionError) {
         guard let url = request.url, url.scheme != nil, url.host != nil else { throw .missingURL }

@@ -10,7 +10,7 @@ extension HTTPTypes.HTTPResponse {
     /// Creates swift-http-types' response from the library's: its status, reason phrase and headers
     /// (not its body).
     ///
-    /// The fields are the response's ``Jewzruxin/HTTPResponse/headerFields``: in the order they
+    /// The fields are the response's `HTTPResponse.headerFields`: in the order they
     /// arrived, a repeated `Set-Cookie` kept apart, on the curl and native transports (URLSession
     /// joins repeats before the library sees them).
     ///
@@ -33,7 +33,7 @@ extension Jewzruxin.HTTPResponse {
     /// - Parameters:
     ///   - response: swift-http-types' response.
     ///   - url: The URL it answers (swift-http-types' responses carry none).
-    ///   - body: The body, in ``Jewzruxin/HTTPResponse/data``.
+    ///   - body: The body, in `HTTPResponse.data`.
     public init(_ response: HTTPTypes.HTTPResponse, url: URL, body: Data = Data()) {
         let head = HTTPResponseHead(
             url: url, statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase,

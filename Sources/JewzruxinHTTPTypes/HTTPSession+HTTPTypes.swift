@@ -28,7 +28,7 @@ extension HTTPSession {
     ///     (`cycle.uploadSource = .file(url)`), its own `retryableMethods`, interceptors, deadline.
     /// - Returns: The response head and its body.
     /// - Throws: ``HTTPTypesConversionError`` for a request without a URL, the library's
-    ///   ``Jewzruxin/HTTPError`` for what isn't a status (a transport failure, a deadline), or
+    ///   `HTTPError` for what isn't a status (a transport failure, a deadline), or
     ///   `CancellationError` when the task was cancelled, which cancels the request.
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: Data? = nil, configure: (HTTPCycle) -> Void = { _ in }

@@ -13,7 +13,7 @@ public enum HTTPTypesConversionError: Error, Sendable, Hashable, CustomStringCon
     case invalidMethod(String)
     /// A header name is not an HTTP token, so swift-http-types has no `HTTPField.Name` for it.
     case invalidFieldName(String)
-    /// The response has no status line yet (the library's ``Jewzruxin/HTTPResponse`` before its head
+    /// The response has no status line yet (the library's `HTTPResponse` before its head
     /// arrived), or a status outside `100...999`.
     case invalidStatus(Int?)
 

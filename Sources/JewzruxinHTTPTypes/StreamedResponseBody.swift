@@ -2,10 +2,10 @@
 import Foundation
 import Jewzruxin
 
-/// A response body as it arrives, from ``Jewzruxin/HTTPSession/stream(_:body:configure:)``: an
+/// A response body as it arrives, from `HTTPSession.stream(_:body:configure:)`: an
 /// `AsyncSequence` of `Data` chunks, iterated once.
 ///
-/// A 2xx body is the library's ``Jewzruxin/HTTPCycle/ByteStream``, with its backpressure (about
+/// A 2xx body is the library's `HTTPCycle.ByteStream`, with its backpressure (about
 /// 1 MiB waits for a slow consumer at most on the curl and native transports); leaving the loop,
 /// dropping the sequence, or cancelling the task that iterates it cancels the request. The body of
 /// any other status arrived whole before the call returned, and comes as one chunk.

@@ -9,7 +9,7 @@ import JewzruxinHTTPTypes
 import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends a generated client's requests through an
-/// ``Jewzruxin/HTTPSession``.
+/// `HTTPSession`.
 ///
 /// ```swift
 /// let client = Client(serverURL: sandbox.baseURL, transport: JewzruxinClientTransport())
@@ -26,7 +26,7 @@ import OpenAPIRuntime
 ///   it arrives with the library's backpressure; dropping it unread cancels the request. The body
 ///   of another status arrives whole first (of a status ≥ 400, up to 1 MiB of it).
 /// - **Request bodies stream**: the `HTTPBody` goes out as it is read (an
-///   ``Jewzruxin/UploadStream``), with its `Content-Length` when its length is known, chunked
+///   `UploadStream`), with its `Content-Length` when its length is known, chunked
 ///   otherwise; a body that can be iterated again (`iterationBehavior` `.multiple`) is sent again
 ///   from its start on a retry or a 307/308 redirect, and one that can't fails such a resend with
 ///   the runtime's error. On a session whose transport is URLSession, which can't stream a body on
@@ -35,12 +35,12 @@ import OpenAPIRuntime
 ///   sent).
 /// - **Cancelling the task** that calls the client cancels the request, at any point, and the call
 ///   throws `CancellationError` (which the runtime wraps in its `ClientError`).
-/// - **Retries** are the session's: its ``Jewzruxin/RetryPolicy`` resends a timed-out or `503`
+/// - **Retries** are the session's: its `RetryPolicy` resends a timed-out or `503`
 ///   `GET`, but a `POST` only when its `retryableMethods` (or the cycle's, set in
 ///   ``Configuration/configureCycle``) allows it or the request has an `Idempotency-Key`. So are
 ///   redirects, authentication, interceptors and event monitors.
 ///
-/// Each operation's cycle has the operation's ID as its ``Jewzruxin/HTTPCycle/identifier``, which
+/// Each operation's cycle has the operation's ID as its `HTTPCycle.identifier`, which
 /// event monitors can read.
 public struct JewzruxinClientTransport: ClientTransport {
     /// What the transport does beyond what its session does.
@@ -75,7 +75,7 @@ public struct JewzruxinClientTransport: ClientTransport {
     /// Creates a transport.
     ///
     /// - Parameters:
-    ///   - session: The session to send through; ``Jewzruxin/HTTPSession/default`` by default.
+    ///   - session: The session to send through; `HTTPSession.default` by default.
     ///   - configuration: The transport's own settings.
     public init(session: HTTPSession = .default, configuration: Configuration = .init()) {
         self.session = session
@@ -92,7 +92,7 @@ public struct JewzruxinClientTransport: ClientTransport {
     ///   - operationID: The operation's ID in the OpenAPI document.
     /// - Returns: The response head and, but for `HEAD`, `204`, `304` and `1xx`, its body.
     /// - Throws: ``JewzruxinClientTransportError`` for a request that can't be sent as given, the
-    ///   library's ``Jewzruxin/HTTPError`` for a failure that isn't a status, `CancellationError`.
+    ///   library's `HTTPError` for a failure that isn't a status, `CancellationError`.
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
