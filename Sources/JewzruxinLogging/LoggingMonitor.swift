@@ -10,17 +10,27 @@ import Logging
 /// An event monitor that logs a session's requests through a swift-log `Logger`.
 ///
 /// ```swift
+/// var logger = Logger(label: "http")
+/// logger.logLevel = .debug
 /// let session = HTTPSession()
-/// session.eventMonitors.append(LoggingMonitor(logger: Logger(label: "http")))
-/// // debug: → GET http://127.0.0.1:8080/hello/ [http.request.method: GET, request.id: 5f0c…, http.request.attempt: 1, …]
-/// // info:  GET http://127.0.0.1:8080/hello/ → 200 [http.response.status_code: 200, http.response.body.size: 11, …]
+/// session.eventMonitors.append(LoggingMonitor(logger: logger))
+/// try await HTTPCycle.get("http://127.0.0.1:8080/hello/", session: session)
+/// // 2026-12-02T13:47:55+0000 debug http: http.request.attempt=1 http.request.headers=["Host": "127.0.0.1:8080", "User-Agent": "Jewzruxin", "Accept-Encoding": "zstd, br, gzip, deflate", "Accept": "*/*"] http.request.method=GET request.id=c0febbbca89ca520 url.full=http://127.0.0.1:8080/hello/ [JewzruxinLogging] → GET http://127.0.0.1:8080/hello/
+/// // 2026-12-02T13:47:55+0000 info http: http.client.request.duration=0.004655 http.request.attempt=1 http.request.method=GET http.response.body.size=11 http.response.headers=["Content-Length": "11", "Content-Type": "text/plain; charset=utf-8"] http.response.status_code=200 request.id=c0febbbca89ca520 url.full=http://127.0.0.1:8080/hello/ [JewzruxinLogging] GET http://127.0.0.1:8080/hello/ → 200
 /// ```
+///
+/// (swift-log's default handler, on the curl transport; the headers are a dictionary, in no set
+/// order.)
 ///
 /// Each run of a cycle gets a request ID (from its `X-Request-ID` header, else a random one) that
 /// every line of the run carries, with the method, the URL, the attempt, and at its end the
 /// status, the body's size and the duration. A line for each request sent (`.debug`), each retry
 /// (`.notice`), and the run's end: `.info` for a success, `.warning` for an error status,
 /// `.error` for a failure without one, `.debug` for a cancel (see ``Configuration/Levels``).
+///
+/// A request's headers are logged as the transport sent them: the request's own and those the
+/// transport added (the stored cookies, `Host`, `User-Agent`, `Accept`, `Accept-Encoding`, the
+/// framing; see `HTTPEventMonitor.cycle(_:willSend:)`).
 ///
 /// **Redaction**: the values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
 /// and a URL's password are always written `<redacted>`; so are the header fields, query items and
@@ -66,6 +76,9 @@ public final class LoggingMonitor: HTTPEventMonitor {
         runs.withLock { $0[ObjectIdentifier(cycle)] = run }
     }
 
+    /// Logs `request` as the transport sends it, at ``Configuration/Levels/request``: its method,
+    /// URL and attempt, its header fields as they go out (the transport's among them), redacted,
+    /// and its body when configured.
     public func cycle(_ cycle: HTTPCycle, willSend request: HTTPRequest) {
         let retried = cycle.retriedCount
         let run = runs.withLock { runs -> Run? in
@@ -77,6 +90,8 @@ public final class LoggingMonitor: HTTPEventMonitor {
         var metadata = common(cycle, run: run, method: request.method, url: request.url)
         if let size = request.data?.count { metadata[MetadataKey.requestBodySize] = "\(size)" }
         if configuration.logsHeaders {
+            // The request's fields are those that go out: the transport completed them with its
+            // own (cookies, Host, User-Agent, Accept-Encoding, the framing) before this call.
             metadata[MetadataKey.requestHeaders] = headers(request.core.allHTTPHeaderFields ?? [:])
         }
         if configuration.bodyLimit > 0, let data = request.data, !data.isEmpty {

@@ -191,7 +191,7 @@ func readmeLogging(_ sandbox: Sandbox, _ printed: PrintedLines) async throws {
     let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
     cycle.request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
     try await cycle.start()
-    // → curl -H 'Authorization: <redacted>' 'http://127.0.0.1:…/hello/'
+    // → curl -H 'Accept: */*' -H 'Accept-Encoding: zstd, br, gzip, deflate' -H 'Authorization: <redacted>' -H 'Host: 127.0.0.1:…' -H 'User-Agent: Jewzruxin' 'http://127.0.0.1:…/hello/'
     // GET http://127.0.0.1:…/hello/ → 200, 11 bytes, 0.9 ms
     // README example end
     // The end of the run may be heard after the await returns.

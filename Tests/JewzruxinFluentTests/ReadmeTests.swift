@@ -205,7 +205,12 @@ struct ReadmeTests {
             let url = sandbox.baseURL.appendingPathComponent("/hello/").absoluteString
             let lines = printed.all
             #expect(lines.count == 2)
-            #expect(lines.first == "→ curl -H 'Authorization: <redacted>' '\(url)'")
+            // The request as the transport sent it; the codings it asks for are those its libraries decode.
+            let command = lines.first.map { line in
+                line.components(separatedBy: " -H ").filter { !$0.hasPrefix("'Accept-Encoding: ") }.joined(separator: " -H ")
+            }
+            #expect(command == "→ curl -H 'Accept: */*' -H 'Authorization: <redacted>' -H 'Host: 127.0.0.1:\(sandbox.port)' "
+                + "-H 'User-Agent: Jewzruxin' '\(url)'")
             #expect(lines.last?.hasPrefix("GET \(url) → 200, 11 bytes, ") == true)
             #expect(!lines.joined().contains("s3cret"))
         }

@@ -145,10 +145,16 @@ extension HTTPCycle {
         } else {
             feed = handler.map { ContentFeed(handler: $0) } ?? .implicit()
         }
-        let events = session.transfers.register(self, attempt: attempt)
         let transport = session.transport(for: request.url)
+        // What goes on the wire, and what the monitors hear of: the request with the fields the
+        // transport adds (the session's headers, cookies, its defaults, the framing). The state
+        // machine keeps the request as the engine made it: a redirect, a challenge's answer or a
+        // restart starts from that, and its transport completes it again for its URL and body.
+        var sent = request
+        transport.completeHeaderFields(of: &sent, upload: source)
+        let events = session.transfers.register(self, attempt: attempt)
         feed.setPacesTransfer(transport.pacesBodyToHandler)
-        let transfer = transport.makeTransfer(for: request, upload: source, events: events)
+        let transfer = transport.makeTransfer(for: sent, upload: source, events: events)
         let started = locked.withLock { s in
             s.machine.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request)
         }
@@ -156,7 +162,7 @@ extension HTTPCycle {
         // request, read cookie storage or write to a socket here. A cancel that comes in between
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
-            for monitor in monitors { monitor.cycle(self, willSend: request) }
+            for monitor in monitors { monitor.cycle(self, willSend: sent) }
             transfer.resume()
         } else {
             // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't

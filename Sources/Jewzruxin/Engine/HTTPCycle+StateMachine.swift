@@ -55,7 +55,9 @@ extension HTTPCycle {
             let transfer: (any HTTPTransfer)?
             /// Feeds the body to the content handler.
             let feed: ContentFeed?
-            /// The request as it went on the wire.
+            /// The request of the attempt as the engine made it, before its transport completed its
+            /// header fields (`HTTPTransport.completeHeaderFields(of:upload:)`): what a redirect, a
+            /// challenge's answer or a restart starts from.
             let sentRequest: HTTPRequest?
             /// Why the content handler stopped the transfer, reported instead of the cancellation it
             /// causes.

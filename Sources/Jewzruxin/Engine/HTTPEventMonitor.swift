@@ -30,8 +30,29 @@ public protocol HTTPEventMonitor: Sendable {
     /// A run of `cycle` begins (a start or a restart): ``HTTPCycle/request`` is what it was given,
     /// before request processors.
     func cycleDidBegin(_ cycle: HTTPCycle)
-    /// `request` goes to the transport, as it will be sent (after processors; an answer to a
-    /// challenge has its credentials).
+    /// `request` goes to the transport, as the transport sends it: after processors and
+    /// interceptors (an answer to a challenge has its credentials), its header fields completed by
+    /// the transport (``HTTPTransport/completeHeaderFields(of:upload:)``), real values and all.
+    ///
+    /// On the package's transports, `request.core.allHTTPHeaderFields` are then the fields that go
+    /// out: the request's own, and, for each name it lacks, the session's additional headers,
+    /// `Host`, `Authorization: Basic` from the URL's user and password, the stored cookies
+    /// (`Cookie`, when the request handles cookies), `Accept-Encoding` for the codings the
+    /// transport decodes (curl: those its libraries decode; URLSession: gzip and deflate; native:
+    /// none, so no field), `User-Agent: Jewzruxin` and `Accept: */*`; on Linux, URLSession's also
+    /// `Connection: keep-alive` and `Accept-Language`, which FoundationNetworking adds; and the body's
+    /// framing, `Content-Length` or `Transfer-Encoding: chunked`. The request's own `Connection`,
+    /// `Keep-Alive`, `Content-Length` and `Transfer-Encoding` are dropped (one naming `chunked`
+    /// asks for a chunked body). Not among them, because they belong to the connection rather than
+    /// the request: a proxy's fields (`Proxy-Authorization`, `Proxy-Connection`, and the `CONNECT`
+    /// request of a tunnel), the rounds of an NTLM or Negotiate handshake that libcurl runs on its
+    /// connection, and, over HTTP/2, the pseudo-fields that carry the method, the URL and `Host`
+    /// (`Transfer-Encoding` is then not sent: HTTP/2 frames the body itself). On Apple platforms
+    /// URLSession adds fields of its own too (its cookies, `Accept-Language`, `Connection`). A
+    /// transport of your own shows what its ``HTTPTransport/completeHeaderFields(of:upload:)``
+    /// adds.
+    ///
+    /// ``HTTPCycle/request`` stays as the cycle was given it.
     func cycle(_ cycle: HTTPCycle, willSend request: HTTPRequest)
     /// The head of an answer arrived: `response` has its status and headers, no body yet.
     func cycle(_ cycle: HTTPCycle, didReceive response: HTTPResponse)

@@ -17,11 +17,28 @@ import FoundationNetworking
 /// (a new one starts the body over), body chunks, then exactly one
 /// ``HTTPTransferEvents/didComplete(error:)``, also after a cancel.
 public protocol HTTPTransport: Sendable {
+    /// Adds to `request` the header fields this transport sends beside the request's own, so that
+    /// the request's fields are those that go on the wire.
+    ///
+    /// The engine calls it before each ``makeTransfer(for:upload:events:)``, outside any lock, and
+    /// gives the completed request to that call and to the event monitors
+    /// (``HTTPEventMonitor/cycle(_:willSend:)``): the transfer then sends the request's fields as they
+    /// are and adds none but those its connection owns (see ``HTTPEventMonitor``). A field the
+    /// request has always wins over a default of the same name. The default implementation adds
+    /// nothing; a transport that hands its requests to another forwards the call.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, after processors and interceptors.
+    ///   - upload: The body to stream instead of ``HTTPRequest/data``, whose length decides the
+    ///     framing fields.
+    func completeHeaderFields(of request: inout HTTPRequest, upload: HTTPCycle.UploadSource?)
+
     /// Creates the transfer of `request`, not started yet.
     ///
     /// - Parameters:
-    ///   - request: The request as it goes on the wire, its body in ``HTTPRequest/data`` unless
-    ///     `upload` gives one.
+    ///   - request: The request as it goes on the wire, its header fields completed by
+    ///     ``completeHeaderFields(of:upload:)``, its body in ``HTTPRequest/data`` unless `upload`
+    ///     gives one.
     ///   - upload: The body to stream instead, for an upload.
     ///   - events: Where to report what happens.
     /// - Returns: The transfer, which starts when the engine resumes it.
@@ -51,6 +68,10 @@ public protocol HTTPTransport: Sendable {
 }
 
 extension HTTPTransport {
+    /// Adds nothing: the request's fields are those the event monitors see, whatever the transport
+    /// adds as it sends them.
+    public func completeHeaderFields(of request: inout HTTPRequest, upload: HTTPCycle.UploadSource?) {}
+
     /// Every scheme.
     public var schemes: Set<String>? { nil }
 

@@ -6,8 +6,12 @@ import FoundationNetworking
 extension HTTPRequest {
     /// The request as a `curl` command line to paste into a shell.
     ///
-    /// The method, every header and the body are included, each argument single-quoted. A body that
-    /// isn't UTF-8 text is written with ANSI-C quoting (`$'\x00…'`, bash and zsh).
+    /// The method, every header field and the body are included, each argument single-quoted,
+    /// credentials as they are. A body that isn't UTF-8 text is written with ANSI-C quoting
+    /// (`$'\x00…'`, bash and zsh). The request an event monitor hears in
+    /// ``HTTPEventMonitor/cycle(_:willSend:)`` has the fields its transport adds (cookies, `Host`,
+    /// `User-Agent`, `Accept`, `Accept-Encoding`, the framing), so its command shows what went out;
+    /// a request not yet sent has only its own.
     public var curlDescription: String {
         curlCommand(redactsCredentials: false, bodyLimit: nil)
     }

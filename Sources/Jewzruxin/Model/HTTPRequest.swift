@@ -65,6 +65,11 @@ public struct HTTPRequest: Sendable {
     /// that runs those handshakes itself; the others ignore them.
     var connectionCredentials: [ConnectionCredential] = []
 
+    /// Whether a transport has completed the header fields with those it sends beside the
+    /// request's own (`HTTPTransport.completeHeaderFields(of:upload:)`): a transport given a request
+    /// that isn't completes it itself before sending it.
+    var headerFieldsCompleted = false
+
     /// Why a header can't be sent as given, or `nil` when it can.
     static func invalidity(name: String, value: String) -> String? {
         if name.isEmpty || !name.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) { return "the name is not an HTTP token" }

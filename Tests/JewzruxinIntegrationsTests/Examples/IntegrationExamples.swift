@@ -74,8 +74,8 @@ func docLogging(_ sandbox: Sandbox) async throws {
     let cycle = HTTPCycle(requestURL: sandbox.baseURL.appendingPathComponent("/hello/"), session: session)
     cycle.request.setValue("s3cret", forHTTPHeaderField: "X-Api-Key")
     try await cycle.start()
-    // debug: → GET http://127.0.0.1:…/hello/  http.request.headers=[X-Api-Key: <redacted>] request.id=…
-    // info: GET http://127.0.0.1:…/hello/ → 200  http.response.status_code=200 http.response.body.size=11 …
+    // 2026-12-02T13:47:32+0000 debug http: http.request.attempt=1 http.request.headers=["X-Api-Key": "<redacted>", "User-Agent": "Jewzruxin", "Host": "127.0.0.1:38607", "Accept": "*/*", "Accept-Encoding": "zstd, br, gzip, deflate"] http.request.method=GET request.id=e395058e8e6f8bde url.full=http://127.0.0.1:38607/hello/ [JewzruxinLogging] → GET http://127.0.0.1:38607/hello/
+    // 2026-12-02T13:47:32+0000 info http: http.client.request.duration=0.003271 http.request.attempt=1 http.request.method=GET http.response.body.size=11 http.response.headers=["Content-Type": "text/plain; charset=utf-8", "Content-Length": "11"] http.response.status_code=200 request.id=e395058e8e6f8bde url.full=http://127.0.0.1:38607/hello/ [JewzruxinLogging] GET http://127.0.0.1:38607/hello/ → 200
     // Bridge example end
 }
 

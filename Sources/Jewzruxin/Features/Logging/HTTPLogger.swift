@@ -4,13 +4,18 @@ import FoundationNetworking
 #endif
 
 /// An event monitor that writes one line per run of a cycle: method, URL, status, body bytes and
-/// time; at ``Level/debug``, also each request sent as a `curl` command, and each retry.
+/// time; at ``Level/debug``, also each request as the transport sends it, as a `curl` command, and
+/// each retry.
 ///
 /// ```swift
 /// session.eventMonitors.append(HTTPLogger())
 /// // GET http://127.0.0.1:8080/hello/ → 200, 11 bytes, 3.2 ms
 /// // GET http://127.0.0.1:8080/missing → 404, 9 bytes, 1.9 ms: status 404 seems to have erred
 /// ```
+///
+/// The command has the fields the transport adds to the request's own (the stored cookies, `Host`,
+/// `User-Agent`, `Accept`, `Accept-Encoding`, the framing: see
+/// ``HTTPEventMonitor/cycle(_:willSend:)``), as they went out.
 ///
 /// The values of `Authorization`, `Proxy-Authorization` and `Cookie`, and a password in the URL,
 /// are written as `<redacted>` (and `redacted`) unless `revealsCredentials` is `true`; cookies the
@@ -25,7 +30,7 @@ public final class HTTPLogger: HTTPEventMonitor {
     public enum Level: Sendable, Comparable {
         /// One line per run, when it ends.
         case info
-        /// Also each request as it is sent, as a `curl` command, and each retry.
+        /// Also each request as the transport sends it, as a `curl` command, and each retry.
         case debug
     }
 
@@ -62,6 +67,8 @@ public final class HTTPLogger: HTTPEventMonitor {
         began.withLock { $0[ObjectIdentifier(cycle)] = now }
     }
 
+    /// At ``Level/debug``, writes `request`, as the transport sends it, as a `curl` command, its
+    /// credentials redacted unless ``revealsCredentials``.
     public func cycle(_ cycle: HTTPCycle, willSend request: HTTPRequest) {
         guard level >= .debug else { return }
         write("→ " + request.curlCommand(redactsCredentials: !revealsCredentials, bodyLimit: bodyLimit))

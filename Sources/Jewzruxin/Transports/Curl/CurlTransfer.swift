@@ -454,8 +454,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         try set(easy, JZ_OPT_CONNECTTIMEOUT_MS, Int(min(settings.shared.connectTimeout(within: timeout), 86_400) * 1000))
         let plainTLS = try configureTLS(easy)
         try configureProxy(easy, primed: primed)
-        try configureMethodAndBody(easy, method: method, context: context)
-        try configureHeaders(easy)
+        let (lines, chunked) = headerLines()
+        try configureMethodAndBody(easy, method: method, chunked: chunked, context: context)
+        try configureHeaders(easy, lines)
         keepsOptions = plainTLS && connectionAuthentication == nil && proxy == nil && body == nil && method == "GET"
     }
 
@@ -573,8 +574,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             && tls.minimumVersion == nil
     }
 
-    /// Sets `method` (uppercased) and the body.
-    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, method: String, context: UnsafeMutableRawPointer) throws {
+    /// Sets `method` (uppercased) and the body, sent `chunked` whatever its length when the request
+    /// asks for it.
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer, method: String, chunked: Bool, context: UnsafeMutableRawPointer) throws {
         var source: CurlBodySource?
         if case .stream? = upload {
             // Only a streamed body pauses the transfer and calls back when it has more.
@@ -594,7 +596,9 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         } else if let source {
             body = source
             try set(easy, JZ_OPT_UPLOAD, 1)
-            try check(jz_easy_setopt_offset(easy, Int32(JZ_OPT_INFILESIZE_LARGE), source.length ?? -1))
+            // libcurl writes the framing from this length, as the request's completed fields say:
+            // `Content-Length`, or `Transfer-Encoding: chunked` for -1.
+            try check(jz_easy_setopt_offset(easy, Int32(JZ_OPT_INFILESIZE_LARGE), chunked ? -1 : source.length ?? -1))
             try check(jz_easy_set_read(easy, curlReadCallback, context))
             try check(jz_easy_set_seek(easy, curlSeekCallback, context))
             if method != "PUT" { try set(easy, JZ_OPT_CUSTOMREQUEST, method) }
@@ -605,34 +609,35 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         }
     }
 
-    private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws {
+    /// The request's fields, completed as they go out (``CurlTransport/completeHeaderFields(of:upload:)``),
+    /// as libcurl's header lines, in name order so that a request's head is the same every time:
+    /// all but the framing, which libcurl writes itself from the body's length; and whether that
+    /// asks for a chunked body. With `Host` and `Accept` among them, libcurl adds neither.
+    private func headerLines() -> (lines: [CurlHeaderList.Line], chunked: Bool) {
+        guard let fields = request.core.allHTTPHeaderFields, !fields.isEmpty else { return ([], false) }
         var lines: [CurlHeaderList.Line] = []
-        lines.reserveCapacity(8)
-        // The names sent so far, as given: a handful, compared without regard to case.
-        func has(_ name: String) -> Bool { lines.contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, name) } }
-        if let fields = request.core.allHTTPHeaderFields, !fields.isEmpty {
-            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-                // Framing and the connection are the transport's business.
-                guard !Self.transportFields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, name) }) else { continue }
-                lines.append(.init(name: name, value: value))
+        lines.reserveCapacity(fields.count + 1)
+        var chunked = false
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            switch HeaderCompletion.framingField(name) {
+            case .transferEncoding?: chunked = true
+            case .contentLength?: break
+            case nil: lines.append(.init(name: name, value: value))
             }
         }
-        for (name, value) in settings.shared.additionalHeaders where !has(name) {
-            lines.append(.init(name: name, value: value))
-        }
-        if let encodings = settings.acceptedEncodings, !has("Accept-Encoding") { lines.append(.init(name: "Accept-Encoding", value: encodings)) }
-        if !has("Cookie"), let cookies = settings.shared.cookies?.header(for: request.core) { lines.append(.init(name: "Cookie", value: cookies)) }
-        if !has("User-Agent") { lines.append(.init(name: "User-Agent", value: "Jewzruxin")) }
-        // libcurl sends `Accept: */*` itself when the request has none.
+        return (lines, chunked)
+    }
+
+    private func configureHeaders(_ easy: UnsafeMutableRawPointer, _ lines: [CurlHeaderList.Line]) throws {
+        var lines = lines
         // No 100-continue round trip for a body: the other transports send it at once.
-        if body != nil, !has("Expect") { lines.append(.init(name: "Expect", value: nil)) }
+        if body != nil, !lines.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, "Expect") }) {
+            lines.append(.init(name: "Expect", value: nil))
+        }
         let list = CurlHeaderList(lines)
         try check(jz_easy_setopt_pointer(easy, Int32(JZ_OPT_HTTPHEADER), list.head))
         headerList = consume list
     }
-
-    /// Fields of the request the transport leaves out: it frames the body and runs the connection.
-    private static let transportFields = ["Content-Length", "Transfer-Encoding", "Connection"]
 
     private func set(_ easy: UnsafeMutableRawPointer, _ option: Int, _ value: String) throws {
         try check(value.withCString { jz_easy_setopt_pointer(easy, Int32(option), $0) })

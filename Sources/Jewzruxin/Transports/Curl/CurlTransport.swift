@@ -138,7 +138,17 @@ public final class CurlTransport: HTTPTransport {
         return CurlTransport(configuration: configuration, options: options, takesSessionConfiguration: false)
     }
 
+    /// Adds the session's additional headers, `Host`, `Authorization` from the URL's user, the
+    /// stored cookies, an `Accept-Encoding` of the codings it decodes, `User-Agent: Jewzruxin`,
+    /// `Accept: */*` (each where the request has none) and the body's framing, as the transport
+    /// sends them.
+    public func completeHeaderFields(of request: inout HTTPRequest, upload: HTTPCycle.UploadSource?) {
+        settings.shared.headers.complete(&request, body: HeaderCompletion.bodyLength(of: request, upload: upload))
+    }
+
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        var request = request
+        if !request.headerFieldsCompleted { completeHeaderFields(of: &request, upload: upload) }
         switch loops {
         case .failure(let error):
             return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
@@ -170,9 +180,9 @@ extension HTTPTransport where Self == CurlTransport {
 extension CurlTransport {
     /// What a transfer needs of the configuration and the library, read once.
     struct Settings: Sendable {
+        /// The configuration's common settings, and the fields a request goes out with: the
+        /// `Accept-Encoding` of what the transport decodes among them.
         let shared: TransportSettings
-        /// The `Accept-Encoding` of what the transport decodes, for requests that set none.
-        let acceptedEncodings: String?
         let httpVersion: Options.HTTPVersion
         let tls: TLS
         /// The proxy of each request: the configuration's, or the environment's, read once here.
@@ -183,8 +193,8 @@ extension CurlTransport {
 
         init(_ configuration: HTTPSession.Configuration, options: Options, library: CurlLibrary?) {
             self.library = library
-            shared = TransportSettings(configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost)
-            acceptedEncodings = library?.acceptedEncodings
+            shared = TransportSettings(
+                configuration, maximumConnectionsPerHost: options.maximumConnectionsPerHost, acceptEncoding: library?.acceptedEncodings)
             httpVersion = options.httpVersion
             tls = TLS(configuration.tls, library: library)
             proxies = ProxySelection(configuration)

@@ -29,15 +29,12 @@ import Darwin
 /// and before it looks at its phase again.
 final class HostPool: Sendable {
     let origin: Origin
-    /// The `Host` value of the origin's requests, made once.
-    let hostField: String
     private let state: Locked<Machine>
 
     fileprivate typealias Machine = StateMachine<NativeExchange, Worker, NativeSocket, NativeExchange.EarlySend>
 
     init(origin: Origin, limit: Int, idleTimeout: TimeInterval) {
         self.origin = origin
-        hostField = origin.hostField
         state = Locked(Machine(limit: limit, idleTimeout: idleTimeout))
     }
 

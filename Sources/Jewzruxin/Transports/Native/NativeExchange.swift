@@ -39,8 +39,6 @@ final class NativeExchange: HTTPTransfer {
     let events: HTTPTransferEvents
     let settings: NativeTransport.Settings
     let origin: Origin
-    /// The pool's `Host` value.
-    private let hostField: String
     private weak let pool: HostPool?
     private let state = Locked(StateMachine<Waker>())
 
@@ -68,7 +66,6 @@ final class NativeExchange: HTTPTransfer {
         self.events = events
         self.settings = settings
         origin = pool.origin
-        hostField = pool.hostField
         self.pool = pool
     }
 
@@ -305,11 +302,11 @@ final class NativeExchange: HTTPTransfer {
 
     private func encodeHead() throws -> EncodedHead {
         let body: Body
-        let length: Int64?
+        let length: HeaderCompletion.BodyLength
         switch upload {
         case .data(let data)?:
             body = .data(data)
-            length = Int64(data.count)
+            length = .known(Int64(data.count))
         case .file(let url)?:
             let size: Int64
             do {
@@ -319,27 +316,26 @@ final class NativeExchange: HTTPTransfer {
                 throw URLError(.fileDoesNotExist, userInfo: [NSLocalizedDescriptionKey: "The upload file \(url.path) can't be read.", NSUnderlyingErrorKey: error])
             }
             body = .file(url, size)
-            length = size
+            length = .known(size)
         case .multipart(let form)?:
             let plan = try form.plan()
             body = .multipart(plan)
-            length = plan.length ?? -1
+            length = plan.length.map(HeaderCompletion.BodyLength.known) ?? .unknown
         case .stream(let stream)?:
             body = .stream(stream)
-            length = stream.length ?? -1
+            length = stream.length.map(HeaderCompletion.BodyLength.known) ?? .unknown
         case nil:
             if let data = inlineBody {
                 body = .data(data)
-                length = Int64(data.count)
+                length = .known(Int64(data.count))
             } else {
                 body = .none
-                length = nil
+                length = .none
             }
         }
-        var extra = settings.additionalHeaders
-        if let cookies = settings.cookieHeader(for: request.core) { extra.insert(("Cookie", cookies), at: 0) }
-        let (head, framing) = try RequestEncoder.head(for: request.core, hostField: hostField, bodyLength: length, extraHeaders: extra)
-        return EncodedHead(bytes: head, framing: framing, body: body)
+        let (head, framing) = try RequestEncoder.head(for: request.core, body: length)
+        // A body its framing leaves out (a HEAD's) isn't sent either.
+        return EncodedHead(bytes: head, framing: framing, body: framing == .none ? .none : body)
     }
 
     /// Sends what the submitting thread couldn't of the request it began to send, and reports the body.

@@ -135,7 +135,16 @@ public final class NativeTransport: HTTPTransport {
         pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.connectionCount }
     }
 
+    /// Adds the session's additional headers, `Host`, `Authorization` from the URL's user, the
+    /// stored cookies, `User-Agent: Jewzruxin`, `Accept: */*` (each where the request has none) and
+    /// the body's framing, as the transport sends them; no `Accept-Encoding`, since it decodes none.
+    public func completeHeaderFields(of request: inout HTTPRequest, upload: HTTPCycle.UploadSource?) {
+        settings.shared.headers.complete(&request, body: HeaderCompletion.bodyLength(of: request, upload: upload))
+    }
+
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
+        var request = request
+        if !request.headerFieldsCompleted { completeHeaderFields(of: &request, upload: upload) }
         if settings.namesProxy {
             return FailedTransfer(error: URLError(.cannotConnectToHost, userInfo: [
                 NSLocalizedDescriptionKey: "The session names a proxy, which the native transport doesn't speak to; use the curl "
@@ -193,13 +202,10 @@ extension NativeTransport {
             namesProxy = configuration.proxy != nil
         }
 
-        var additionalHeaders: [(String, String)] { shared.additionalHeaders }
         var maximumConnectionsPerHost: Int { shared.maximumConnectionsPerHost }
 
         func timeout(for request: URLRequest) -> TimeInterval { shared.timeout(for: request) }
         func connectTimeout(within idle: TimeInterval) -> TimeInterval { shared.connectTimeout(within: idle) }
-
-        func cookieHeader(for request: URLRequest) -> String? { shared.cookies?.header(for: request) }
 
         func storeCookies(_ lines: [String], for request: URLRequest) { shared.cookies?.store(lines, for: request) }
     }

@@ -21,34 +21,28 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// The `Host` header value: made once per pool, which serves every request to the origin.
-    var hostField: String {
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+    /// `host:port`, an IPv6 address in brackets, the port left out when 80.
+    var description: String {
+        let name = HostSyntax.bracketed(host)
         return port == 80 ? name : "\(name):\(port)"
     }
-
-    var description: String { hostField }
 }
 
 /// The bytes of a request head, and how its body goes on the wire.
 struct RequestEncoder {
-    enum BodyFraming: Equatable {
-        case none
-        case length(Int64)
-        case chunked
-    }
+    typealias BodyFraming = HeaderCompletion.BodyFraming
 
-    /// Builds the head of `request`.
+    /// Builds the head of `request`, whose fields are completed as they go out
+    /// (``NativeTransport/completeHeaderFields(of:upload:)``): its fields as they are, `Host`
+    /// first (RFC 9110 §7.2), in name order so the head is the same every time, and the framing of
+    /// its body by the rule of the completion, which stated the same.
     ///
     /// - Parameters:
-    ///   - hostField: The `Host` value, for a request that sets none (``Origin/hostField``).
-    ///   - bodyLength: The body's length, `nil` when it has none; `-1` when unknown (sent chunked).
-    ///   - extraHeaders: Headers added where the request has none of that name (cookies, the
-    ///     configuration's additional headers).
+    ///   - request: The request, its fields completed.
+    ///   - body: The length of the body sent.
+    /// - Returns: The head, and how the body goes.
     /// - Throws: `URLError(.badURL)` for a field that would break the message (CR, LF or NUL).
-    static func head(
-        for request: URLRequest, hostField: String, bodyLength: Int64?, extraHeaders: [(String, String)]
-    ) throws -> (head: [UInt8], framing: BodyFraming) {
+    static func head(for request: URLRequest, body: HeaderCompletion.BodyLength) throws -> (head: [UInt8], framing: BodyFraming) {
         guard let url = request.url else { throw URLError(.badURL) }
         let method = request.httpMethod ?? "GET"
         guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) else {
@@ -61,50 +55,24 @@ struct RequestEncoder {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request target contains characters that must be percent-encoded."])
         }
 
-        // One pass over the request's fields, in name order so the head is the same every time.
+        // One pass over the request's fields, but the framing, written below from the body.
         var fields: [(String, String)] = []
-        var hasHost = false, hasUserAgent = false, hasAccept = false, wantsChunked = false
+        var chunkedAsked = false
         let own = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-        fields.reserveCapacity(own.count + extraHeaders.count + 4)
+        fields.reserveCapacity(own.count + 1)
         for (name, value) in own {
-            switch Self.connectionField(name) {
-            case .host:
-                hasHost = true
-                fields.append((name, value))
-            case .transferEncoding:
-                // Framing and the connection are the transport's business.
-                wantsChunked = HTTPHeaderSyntax.listItems(value).contains { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "chunked".utf8) }
-            case .framing:
-                continue
-            case nil:
-                hasUserAgent = hasUserAgent || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "User-Agent")
-                hasAccept = hasAccept || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Accept")
-                fields.append((name, value))
+            switch HeaderCompletion.framingField(name) {
+            case .transferEncoding?: chunkedAsked = true
+            case .contentLength?: break
+            case nil where name.utf8.count == 4 && HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Host"): fields.insert((name, value), at: 0)
+            case nil: fields.append((name, value))
             }
         }
-        for (name, value) in extraHeaders where !fields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0.0, name) }) {
-            hasUserAgent = hasUserAgent || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "User-Agent")
-            hasAccept = hasAccept || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Accept")
-            fields.append((name, value))
-        }
-        if !hasHost { fields.insert(("Host", hostField), at: 0) }
-        if !hasUserAgent { fields.append(("User-Agent", "Jewzruxin")) }
-        if !hasAccept { fields.append(("Accept", "*/*")) }
-
-        let framing: BodyFraming
-        switch bodyLength {
-        case nil:
-            framing = .none
-            // A method that defines a body announces an empty one (RFC 9110 §8.6).
-            if ["POST", "PUT", "PATCH"].contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0, method) }) {
-                fields.append(("Content-Length", "0"))
-            }
-        case let length? where length < 0 || wantsChunked:
-            framing = .chunked
-            fields.append(("Transfer-Encoding", "chunked"))
-        case let length?:
-            framing = .length(length)
-            fields.append(("Content-Length", String(length)))
+        let framing = BodyFraming(method: method, body: body, chunkedAsked: chunkedAsked, emptyBody: .methodsWithContent)
+        switch framing {
+        case .none: break
+        case .length(let length): fields.append(("Content-Length", String(length)))
+        case .chunked: fields.append(("Transfer-Encoding", "chunked"))
         }
 
         var head = [UInt8]()
@@ -127,29 +95,9 @@ struct RequestEncoder {
         return (head, framing)
     }
 
-    private enum ConnectionField {
-        case host
-        case transferEncoding
-        /// `Content-Length`, `Connection`, `Keep-Alive`: set by the transport alone.
-        case framing
-    }
-
-    /// The fields of a request that the transport handles itself; `nil` for the others.
-    private static func connectionField(_ name: String) -> ConnectionField? {
-        // Lengths first: most names are settled without comparing a byte.
-        switch name.utf8.count {
-        case 4 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Host"): return .host
-        case 17 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Transfer-Encoding"): return .transferEncoding
-        case 14 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Content-Length"),
-             10 where HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Connection") || HTTPHeaderSyntax.equalIgnoringASCIICase(name, "Keep-Alive"):
-            return .framing
-        default: return nil
-        }
-    }
-
     /// Refuses a field that would break the message or smuggle another (the rule of
-    /// ``HTTPRequest/setValue(_:forHTTPHeaderField:)``, applied here to the headers the transport
-    /// adds too: cookies and the configuration's additional headers).
+    /// ``HTTPRequest/setValue(_:forHTTPHeaderField:)``, applied here to the fields the transport
+    /// added too: cookies and the configuration's additional headers).
     static func validate(name: String, value: String) throws {
         guard let reason = HTTPRequest.invalidity(name: name, value: value) else { return }
         throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The header \"\(name)\" can't be sent: \(reason)."])

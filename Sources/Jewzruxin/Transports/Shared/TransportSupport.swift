@@ -4,26 +4,34 @@ import FoundationNetworking
 #endif
 
 // What every transport of the package needs and the engine provides beside the seam: what it reads
-// of the configuration (the idle timeout of a request, the additional headers, the connection limit),
-// the session's cookies as it reads and stores them, and a transfer that fails without the network.
+// of the configuration (the idle timeout of a request, the header fields it adds, the connection
+// limit), the session's cookies as it reads and stores them, and a transfer that fails without the
+// network.
 
-/// What every transport reads of its session's configuration, once: the idle timeout, the additional
-/// headers (in name order, so a request's head is the same every time), the cookie jar and the
+/// What every transport reads of its session's configuration, once: the idle timeout, the header
+/// fields it adds to a request (the additional headers, the cookies), the cookie jar and the
 /// connection limit.
 struct TransportSettings: Sendable {
     let requestTimeout: TimeInterval
     let connectTimeout: TimeInterval
-    let additionalHeaders: [(String, String)]
+    /// The fields a request goes out with beside its own.
+    let headers: HeaderCompletion
     let cookies: TransportCookieJar?
     /// The most connections to one host: the transport's own limit if it has one, else the
     /// configuration's, else 6.
     let maximumConnectionsPerHost: Int
 
-    init(_ configuration: HTTPSession.Configuration, maximumConnectionsPerHost limit: Int?) {
+    /// - Parameters:
+    ///   - configuration: The session's configuration.
+    ///   - limit: The transport's own limit of connections per host, if it has one.
+    ///   - acceptEncoding: The codings the transport decodes, as an `Accept-Encoding` value; `nil`
+    ///     for none.
+    init(_ configuration: HTTPSession.Configuration, maximumConnectionsPerHost limit: Int?, acceptEncoding: String? = nil) {
         requestTimeout = configuration.timeoutIntervalForRequest
         connectTimeout = configuration.timeoutIntervalForConnect
-        additionalHeaders = configuration.httpAdditionalHeaders.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-        cookies = TransportCookieJar(configuration)
+        let cookies = TransportCookieJar(configuration)
+        self.cookies = cookies
+        headers = HeaderCompletion(configuration, cookies: cookies, acceptEncoding: acceptEncoding)
         let configured = configuration.httpMaximumConnectionsPerHost
         maximumConnectionsPerHost = max(1, limit ?? (configured > 0 ? configured : 6))
     }

@@ -14,12 +14,22 @@ import FoundationNetworking
 ///   session); ask for it only to talk to servers you trust, and prefer `.curl` or `.native`.
 ///   The README's transport table says what else it does differently.
 ///
+/// Each request goes out with the fields ``completeHeaderFields(of:upload:)`` gives it, so that
+/// URLSession has no default of its own left to add: `User-Agent: Jewzruxin`, `Accept: */*`,
+/// `Accept-Encoding: gzip, deflate` (what FoundationNetworking's libcurl decodes, rather than its
+/// list, which depends on its build), the session's cookies and additional headers. On Linux,
+/// FoundationNetworking adds `Connection: keep-alive` and `Accept-Language` (the process's
+/// language) to a request without them and can't be told not to: the completion adds them, so
+/// that an event monitor sees them. A body in memory goes as an upload task's, not in `httpBody`,
+/// where FoundationNetworking would add a form's `Content-Type` to a `POST`.
+///
 /// A session's transport owns its URLSession, whose callbacks arrive on a private serial queue, so a
 /// busy delegate queue never slows the transfer down. ``urlSession`` itself holds none: it only asks
 /// a session for one made with the session's configuration.
 public final class URLSessionTransport: HTTPTransport {
-    /// The URLSession and its delegate; `nil` for ``urlSession``, which only names the transport.
-    private let core: (session: URLSession, router: SessionRouter)?
+    /// The URLSession and its delegate, and the fields a request goes out with; `nil` for
+    /// ``urlSession``, which only names the transport.
+    private let core: (session: URLSession, router: SessionRouter, headers: HeaderCompletion)?
     /// Whether the session's configuration has TLS settings, which URLSession can't apply (L12): its
     /// https requests then fail rather than go out without them.
     private let refusesHTTPS: Bool
@@ -38,6 +48,9 @@ public final class URLSessionTransport: HTTPTransport {
         queue.name = "Jewzruxin.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
         let sessionConfiguration = configuration.urlSessionConfiguration
+        // Every request has them already (``completeHeaderFields(of:upload:)``): URLSession has
+        // none of its own to add, even of a name the transport leaves out (`Content-Length`).
+        sessionConfiguration.httpAdditionalHeaders = nil
         #if canImport(FoundationNetworking)
         // FoundationNetworking puts the storage's cookies in place of a request's own `Cookie`
         // header. The transport sends and stores the session's cookies itself, as the curl and
@@ -45,11 +58,21 @@ public final class URLSessionTransport: HTTPTransport {
         let cookies = TransportCookieJar(configuration)
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
+        // What FoundationNetworking adds to a request without them, and can't be told not to
+        // (`_HTTPURLProtocol.curlHeadersToSet`): shown, then, and sent as given. Its libcurl
+        // decodes gzip and deflate whatever was asked; `Accept-Encoding` names them rather than
+        // libcurl's list, which depends on how it was built.
+        var libraryFields = [("Connection", "keep-alive")]
+        if let language = NSLocale.current.languageCode { libraryFields.append(("Accept-Language", language)) }
+        let headers = HeaderCompletion(
+            configuration, cookies: cookies, acceptEncoding: "gzip, deflate", libraryFields: libraryFields, emptyBody: .allButGetAndHead)
         #else
+        // URLSession keeps the cookies, and adds `Accept-Language` and `Connection` of its own.
         let cookies: TransportCookieJar? = nil
+        let headers = HeaderCompletion(configuration, cookies: nil, acceptEncoding: "br, gzip, deflate")
         #endif
         let router = SessionRouter(cookies: cookies)
-        core = (URLSession(configuration: sessionConfiguration, delegate: router, delegateQueue: queue), router)
+        core = (URLSession(configuration: sessionConfiguration, delegate: router, delegateQueue: queue), router, headers)
     }
 
     private init() {
@@ -74,8 +97,36 @@ public final class URLSessionTransport: HTTPTransport {
         core == nil ? URLSessionTransport(configuration: configuration) : self
     }
 
+    /// Adds the session's additional headers, `Host`, `Authorization` from the URL's user, the
+    /// stored cookies, `Accept-Encoding: gzip, deflate`, `User-Agent: Jewzruxin`, `Accept: */*`,
+    /// on Linux FoundationNetworking's `Connection: keep-alive` and `Accept-Language` (each where
+    /// the request has none), and the body's framing, as URLSession sends them: on Linux,
+    /// `Content-Length: 0` for a request without a body but a `GET` or `HEAD`, and a form
+    /// larger than ``inMemoryFormLimit`` chunked.
+    public func completeHeaderFields(of request: inout HTTPRequest, upload: HTTPCycle.UploadSource?) {
+        guard let headers = core?.headers else { return }
+        headers.complete(&request, body: Self.bodyLength(of: request, upload: upload))
+    }
+
+    /// The length of the body URLSession sends: a form longer than ``inMemoryFormLimit`` (or of
+    /// unknown length) is streamed, of unknown length to FoundationNetworking, and an empty body
+    /// is none.
+    private static func bodyLength(of request: HTTPRequest, upload: HTTPCycle.UploadSource?) -> HeaderCompletion.BodyLength {
+        switch HeaderCompletion.bodyLength(of: request, upload: upload) {
+        case .known(let length) where length > inMemoryFormLimit:
+            if case .multipart? = upload { return .unknown }
+            return .known(length)
+        case .known(0) where upload == nil:
+            return .none
+        case let length:
+            return length
+        }
+    }
+
     public func makeTransfer(for request: HTTPRequest, upload: HTTPCycle.UploadSource?, events: HTTPTransferEvents) -> any HTTPTransfer {
-        guard let (session, router) = core else {
+        var request = request
+        if !request.headerFieldsCompleted { completeHeaderFields(of: &request, upload: upload) }
+        guard let (session, router, _) = core else {
             return FailedTransfer(error: URLError(.cannotLoadFromNetwork, userInfo: [
                 NSLocalizedDescriptionKey: "`.urlSession` is only a name for a session to make its URLSession transport with; give it to an HTTPSession.",
             ]), events: events)
@@ -95,7 +146,9 @@ public final class URLSessionTransport: HTTPTransport {
             ]), events: events)
         }
         var core = request.core
-        if let cookies = router.cookies?.header(for: core) { core.setValue(cookies, forHTTPHeaderField: "Cookie") }
+        // FoundationNetworking writes the length of the body it sends, which the field says too:
+        // its own is right even for a file that changed since.
+        if core.value(forHTTPHeaderField: "Content-Length") != nil { core.setValue(nil, forHTTPHeaderField: "Content-Length") }
         // The task is made when the transfer is resumed, off the cooperative pool (``Transfer``):
         // making and resuming one waits for FoundationNetworking's work queue, for seconds while it
         // is busy.
@@ -135,8 +188,14 @@ public final class URLSessionTransport: HTTPTransport {
             streamed = body
             #endif
         case nil:
-            if let data = request.data { core.httpBody = data }
-            makeTask = { [core] in $0.dataTask(with: core) }
+            // Sent as an upload's: FoundationNetworking adds a form's `Content-Type` to a `POST`
+            // whose body is in `httpBody`, which the request doesn't have.
+            if let data = request.data ?? core.httpBody, !data.isEmpty {
+                if core.httpBody != nil { core.httpBody = nil }
+                makeTask = { [core] in $0.uploadTask(with: core, from: data) }
+            } else {
+                makeTask = { [core] in $0.dataTask(with: core) }
+            }
         }
         return Transfer(
             session: session, router: router, events: events, body: streamed, makeTask: makeTask)
