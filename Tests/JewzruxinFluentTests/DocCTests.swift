@@ -231,7 +231,10 @@ struct DocCTests {
     func route() async throws {
         try await Sandbox.withSandbox { sandbox in
             docCRoute(sandbox)
-            let cycle = try await HTTPCycle.post(sandbox.baseURL.absoluteString + "/login")
+            // A session of its own: the default one stores the route's cookie in the process's shared
+            // storage, where every later default-configured session in the process would send it.
+            let session = HTTPSession(configuration: .ephemeral)
+            let cycle = try await HTTPCycle.post(sandbox.baseURL.absoluteString + "/login", session: session)
             #expect(cycle.response.text == #"{"token":"abc"}"#)
             #expect(cycle.response.value(forHTTPHeaderField: "Set-Cookie") == "session=1")
         }
