@@ -162,7 +162,12 @@ extension HTTPCycle {
         // request, read cookie storage or write to a socket here. A cancel that comes in between
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
-            for monitor in monitors { monitor.cycle(self, willSend: sent) }
+            if !monitors.isEmpty {
+                // The completed fields in the request's URLRequest, where a monitor reads them: made
+                // only for monitors, since it costs a Foundation dictionary.
+                let shown = sent.showingCompletedFields
+                for monitor in monitors { monitor.cycle(self, willSend: shown) }
+            }
             transfer.resume()
         } else {
             // Cancelled or restarted meanwhile: this transfer never starts. A transport needn't

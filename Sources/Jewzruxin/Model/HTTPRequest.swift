@@ -65,10 +65,25 @@ public struct HTTPRequest: Sendable {
     /// that runs those handshakes itself; the others ignore them.
     var connectionCredentials: [ConnectionCredential] = []
 
-    /// Whether a transport has completed the header fields with those it sends beside the
-    /// request's own (`HTTPTransport.completeHeaderFields(of:upload:)`): a transport given a request
-    /// that isn't completes it itself before sending it.
-    var headerFieldsCompleted = false
+    /// The header fields the request goes out with, in name order, once a transport has completed
+    /// them (`HTTPTransport.completeHeaderFields(of:upload:)`): its own and those the transport adds.
+    /// Kept beside ``core`` rather than written into it, which costs a Foundation dictionary per
+    /// request: the curl and native transports send them from here, and a request is given them in
+    /// its `URLRequest` only where one is read (``showingCompletedFields``).
+    var completedFields: [(name: String, value: String)]?
+
+    /// Whether a transport has completed the header fields: a transport given a request that isn't
+    /// completes it itself before sending it.
+    var headerFieldsCompleted: Bool { completedFields != nil }
+
+    /// The request with its completed fields in its `URLRequest`, as the event monitors and the
+    /// URLSession transport read it; the request itself when it wasn't completed.
+    var showingCompletedFields: HTTPRequest {
+        guard let completedFields else { return self }
+        var shown = self
+        shown.core.allHTTPHeaderFields = Dictionary(completedFields.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        return shown
+    }
 
     /// Why a header can't be sent as given, or `nil` when it can.
     static func invalidity(name: String, value: String) -> String? {

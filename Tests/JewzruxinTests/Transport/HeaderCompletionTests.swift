@@ -29,7 +29,7 @@ struct HeaderCompletionTests {
     }
 
     static func fields(_ request: HTTPRequest) -> [String: String] {
-        request.core.allHTTPHeaderFields ?? [:]
+        request.showingCompletedFields.core.allHTTPHeaderFields ?? [:]
     }
 
     @Test("a bare GET gets Host, the cookie, Accept-Encoding, User-Agent and Accept, and no framing")
@@ -69,6 +69,8 @@ struct HeaderCompletionTests {
         ("http://example.com:80/", "example.com"), ("http://example.com:443/", "example.com:443"),
         ("https://example.com:443/", "example.com"), ("https://example.com:8443/", "example.com:8443"),
         ("http://[::1]:8080/", "[::1]:8080"), ("http://127.0.0.1/", "127.0.0.1"),
+        ("http://user:pw@example.com:8080/a?b#c", "example.com:8080"), ("http://[fe80::1%25eth0]:81/", "[fe80::1]:81"),
+        ("HTTPS://Example.com:443", "Example.com"), ("http://example.com:/", "example.com"),
     ])
     func host(url: String, expected: String) throws {
         #expect(HeaderCompletion.hostField(of: try #require(URL(string: url))) == expected)

@@ -614,11 +614,11 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
     /// all but the framing, which libcurl writes itself from the body's length; and whether that
     /// asks for a chunked body. With `Host` and `Accept` among them, libcurl adds neither.
     private func headerLines() -> (lines: [CurlHeaderList.Line], chunked: Bool) {
-        guard let fields = request.core.allHTTPHeaderFields, !fields.isEmpty else { return ([], false) }
+        guard let fields = request.completedFields, !fields.isEmpty else { return ([], false) }
         var lines: [CurlHeaderList.Line] = []
         lines.reserveCapacity(fields.count + 1)
         var chunked = false
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in fields {
             switch HeaderCompletion.framingField(name) {
             case .transferEncoding?: chunked = true
             case .contentLength?: break

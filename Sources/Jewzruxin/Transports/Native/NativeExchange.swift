@@ -333,7 +333,7 @@ final class NativeExchange: HTTPTransfer {
                 length = .none
             }
         }
-        let (head, framing) = try RequestEncoder.head(for: request.core, body: length)
+        let (head, framing) = try RequestEncoder.head(for: request.core, fields: request.completedFields ?? [], body: length)
         // A body its framing leaves out (a HEAD's) isn't sent either.
         return EncodedHead(bytes: head, framing: framing, body: framing == .none ? .none : body)
     }

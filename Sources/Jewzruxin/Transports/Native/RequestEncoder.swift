@@ -38,11 +38,14 @@ struct RequestEncoder {
     /// its body by the rule of the completion, which stated the same.
     ///
     /// - Parameters:
-    ///   - request: The request, its fields completed.
+    ///   - request: The request: its method and target.
+    ///   - fields: Its completed fields (``HTTPRequest/completedFields``), in name order.
     ///   - body: The length of the body sent.
     /// - Returns: The head, and how the body goes.
     /// - Throws: `URLError(.badURL)` for a field that would break the message (CR, LF or NUL).
-    static func head(for request: URLRequest, body: HeaderCompletion.BodyLength) throws -> (head: [UInt8], framing: BodyFraming) {
+    static func head(
+        for request: URLRequest, fields own: [(name: String, value: String)], body: HeaderCompletion.BodyLength
+    ) throws -> (head: [UInt8], framing: BodyFraming) {
         guard let url = request.url else { throw URLError(.badURL) }
         let method = request.httpMethod ?? "GET"
         guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) else {
@@ -58,7 +61,6 @@ struct RequestEncoder {
         // One pass over the request's fields, but the framing, written below from the body.
         var fields: [(String, String)] = []
         var chunkedAsked = false
-        let own = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         fields.reserveCapacity(own.count + 1)
         for (name, value) in own {
             switch HeaderCompletion.framingField(name) {

@@ -104,9 +104,8 @@ struct HeaderCompletion: Sendable {
     }
 
     /// Completes the header fields of `request`, whose body is `body` (``bodyLength(of:upload:)``),
-    /// as the transport will send them, and marks it completed
-    /// (``HTTPRequest/headerFieldsCompleted``). A completed request completed again keeps its
-    /// fields, its own now, but its framing, decided again.
+    /// as the transport will send them, into ``HTTPRequest/completedFields``. Completing a completed
+    /// request again decides them again, from its own fields.
     func complete(_ request: inout HTTPRequest, body: BodyLength) {
         let own = request.core.allHTTPHeaderFields ?? [:]
         var fields: [(name: String, value: String)] = []
@@ -150,9 +149,9 @@ struct HeaderCompletion: Sendable {
         case .length(let length): fields.append(("Content-Length", String(length)))
         case .chunked: fields.append(("Transfer-Encoding", "chunked"))
         }
-        // Set at once: URLRequest's `setValue` compares every name it has, lowercased, each time.
-        request.core.allHTTPHeaderFields = Dictionary(fields, uniquingKeysWith: { first, _ in first })
-        request.headerFieldsCompleted = true
+        // Beside the URLRequest, in name order so that a request's head is the same every time.
+        fields.sort { $0.name < $1.name }
+        request.completedFields = fields
     }
 
     /// The length of the body a transport sends for `request`: `upload`'s, else the request's
@@ -176,14 +175,38 @@ struct HeaderCompletion: Sendable {
     }
 
     /// The `Host` value of `url`: its host, an IPv6 address in brackets without its zone, and its
-    /// port unless the scheme's default — what libcurl writes.
+    /// port unless the scheme's default — what libcurl writes. Read from the URL's string, as it
+    /// was given: `URL.host` and `URL.port` parse and decode it again at each call, about ten
+    /// thousand instructions a request.
     static func hostField(of url: URL) -> String? {
-        guard let host = url.host, !host.isEmpty else { return nil }
-        var name = String(HostSyntax.unbracketed(host))
-        if name.contains(":"), let zone = name.firstIndex(of: "%") { name = String(name[..<zone]) }
-        let isHTTPS = url.scheme.map { HTTPHeaderSyntax.equalIgnoringASCIICase($0, "https") } ?? false
-        guard let port = url.port, port != (isHTTPS ? 443 : 80) else { return HostSyntax.bracketed(name) }
-        return HostSyntax.bracketed(name) + ":" + String(port)
+        let string = url.absoluteString
+        let bytes = string.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = Substring(string[..<colon])
+        var rest = Substring(string[string.index(after: colon)...])
+        guard rest.hasPrefix("//") else { return nil }
+        rest = rest.dropFirst(2)
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host: Substring
+        var port: Substring = ""
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { port = after.dropFirst() }
+            // A zone (`%25eth0`) names an interface of this host: not the server's business.
+            if let zone = host.firstIndex(of: "%") { host = Substring(host[..<zone] + "]") }
+        } else if let portColon = authority.lastIndex(of: ":") {
+            host = authority[..<portColon]
+            port = authority[authority.index(after: portColon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty, host != "[]" else { return nil }
+        let defaultPort = HTTPHeaderSyntax.equalIgnoringASCIICase(String(scheme), "https") ? 443 : 80
+        guard !port.isEmpty, let number = Int(port), number != defaultPort else { return String(host) }
+        return String(host) + ":" + String(number)
     }
 
     /// `Basic` credentials from the user and password of `url`, percent-decoded, as curl sends them

@@ -145,7 +145,7 @@ public final class URLSessionTransport: HTTPTransport {
                 NSURLErrorFailingURLErrorKey: request.url as Any,
             ]), events: events)
         }
-        var core = request.core
+        var core = request.showingCompletedFields.core
         // FoundationNetworking writes the length of the body it sends, which the field says too:
         // its own is right even for a file that changed since.
         if core.value(forHTTPHeaderField: "Content-Length") != nil { core.setValue(nil, forHTTPHeaderField: "Content-Length") }
