@@ -179,34 +179,44 @@ struct HeaderCompletion: Sendable {
     /// was given: `URL.host` and `URL.port` parse and decode it again at each call, about ten
     /// thousand instructions a request.
     static func hostField(of url: URL) -> String? {
-        let string = url.absoluteString
-        let bytes = string.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = Substring(string[..<colon])
-        var rest = Substring(string[string.index(after: colon)...])
-        guard rest.hasPrefix("//") else { return nil }
-        rest = rest.dropFirst(2)
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host: Substring
-        var port: Substring = ""
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { port = after.dropFirst() }
+        var string = url.absoluteString
+        // Bytes, not Characters: the authority is ASCII, and a Character costs a grapheme break.
+        return string.withUTF8 { bytes -> String? in
+            let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+            guard let schemeEnd = bytes.firstIndex(of: colon), schemeEnd + 2 < bytes.count,
+                  bytes[schemeEnd + 1] == slash, bytes[schemeEnd + 2] == slash
+            else { return nil }
+            let start = schemeEnd + 3
+            var end = start
+            while end < bytes.count, bytes[end] != slash, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+            var hostStart = start
+            for index in start..<end where bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
+            var hostEnd = end, portStart = end
+            if hostStart < end, bytes[hostStart] == UInt8(ascii: "[") {
+                guard let close = bytes[hostStart..<end].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+                hostEnd = close + 1
+                if hostEnd < end, bytes[hostEnd] == colon { portStart = hostEnd + 1 }
+            } else if let portColon = bytes[hostStart..<end].lastIndex(of: colon) {
+                hostEnd = portColon
+                portStart = portColon + 1
+            }
+            guard hostEnd > hostStart else { return nil }
+            var host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd]), as: UTF8.self)
             // A zone (`%25eth0`) names an interface of this host: not the server's business.
-            if let zone = host.firstIndex(of: "%") { host = Substring(host[..<zone] + "]") }
-        } else if let portColon = authority.lastIndex(of: ":") {
-            host = authority[..<portColon]
-            port = authority[authority.index(after: portColon)...]
-        } else {
-            host = authority
+            if bytes[hostStart] == UInt8(ascii: "["), let zone = bytes[hostStart..<hostEnd].firstIndex(of: UInt8(ascii: "%")) {
+                host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostStart..<zone]), as: UTF8.self) + "]"
+            }
+            guard host != "[]" else { return nil }
+            var port = 0
+            for index in portStart..<end {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10, port < 100_000 else { return host }
+                port = port * 10 + Int(digit)
+            }
+            let isHTTPS = schemeEnd == 5 && HTTPHeaderSyntax.equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: bytes[0..<5]), "https".utf8)
+            guard portStart < end, port != (isHTTPS ? 443 : 80) else { return host }
+            return host + ":" + String(port)
         }
-        guard !host.isEmpty, host != "[]" else { return nil }
-        let defaultPort = HTTPHeaderSyntax.equalIgnoringASCIICase(String(scheme), "https") ? 443 : 80
-        guard !port.isEmpty, let number = Int(port), number != defaultPort else { return String(host) }
-        return String(host) + ":" + String(number)
     }
 
     /// `Basic` credentials from the user and password of `url`, percent-decoded, as curl sends them
