@@ -111,78 +111,46 @@ extension HTTPCycle {
         judge(&finished, attempt: attempt)
     }
 
+    /// Carries out what the judgement (``Judge/next(after:)``) makes of a finished transfer.
     private func judge(_ finished: inout Finished, attempt: Int) {
-        if finished.error == nil, !finished.response.hasHead {
-            // FoundationNetworking ends a 301/302/303 without a `Location` this way: no error and
-            // no response.
-            finished.error = HTTPError.transport(URLError(.badServerResponse, userInfo: [
-                NSLocalizedDescriptionKey: "The transfer ended without an HTTP response.",
-                NSURLErrorFailingURLErrorKey: finished.sent.url as Any,
-            ]))
+        let feed = finished.feed
+        let judge = Judge(
+            authentications: finished.authentications ?? session.authentications,
+            redirectPolicy: session.redirectPolicy,
+            isFailureStatus: { [session] in session.shouldTreatStatusCodeAsFailure($0) },
+            unavailableAuthentication: { self.unavailableAuthentication($0, sent: $1) })
+        let interceptors = finished.interceptors ?? session.interceptors
+        var outcome = AttemptOutcome(
+            response: finished.response, sent: finished.sent, error: finished.error, counters: finished.counters,
+            solicited: finished.solicited, retryableMethods: finished.retryableMethods,
+            elapsed: Double(MonotonicTime.now.nanoseconds &- finished.runStart.nanoseconds) / 1e9)
+        outcome.hasPublishedBody = feed.hasPublishedBody
+        outcome.hasInterceptors = !interceptors.isEmpty
+        if let continuation = finished.continuation {
+            outcome.downloadVerdict = { response in continuation.verdict(on: response) }
         }
-        if finished.error == nil, let status = finished.response.statusCode {
-            if status == 401, let request = challengeAnswer(finished) {
-                finished.feed.abandon()
-                resend(request, after: attempt, reason: .authentication)
-                return
-            }
-            switch session.redirectPolicy.action(for: finished.response, request: finished.sent, redirectCount: finished.counters.redirects) {
-            case .follow(let request, let keepsBody):
-                finished.feed.abandon()
-                resend(request, after: attempt, reason: .redirect, keepsUpload: keepsBody)
-                return
-            case .fail(let error):
-                finished.feed.abandon()
-                finish(attempt: attempt, response: finished.response, error: error)
-                return
-            case .deliver:
-                break
-            }
-            if status == 401, finished.counters.authenticationFailures == 0,
-               let unavailable = unavailableAuthentication(finished.response, sent: finished.sent) {
-                finished.error = unavailable
-            } else if session.shouldTreatStatusCodeAsFailure(status) {
-                switch finished.continuation?.verdict(on: finished.response) ?? .fail {
-                case .complete:
-                    break
-                case .restart where finished.counters.restarts == 0:
-                    finished.feed.abandon()
-                    resend(finished.sent, after: attempt, reason: .restart)
-                    return
-                case .restart, .fail:
-                    finished.error = HTTPError.statusCodeSeemsToHaveErred(finished.response)
-                }
-            }
-            if finished.error == nil, let refusal = finished.feed.refusal(for: finished.response) {
-                finished.error = refusal
-            }
-        }
-        if let error = finished.error {
+        outcome.refusal = { response in feed.refusal(for: response) }
+        switch judge.next(after: outcome) {
+        case .resend(let request, let reason, let keepsUpload):
+            feed.abandon()
+            resend(request, after: attempt, reason: reason, keepsUpload: keepsUpload)
+        case .finish(let response, let error):
+            feed.abandon()
+            finish(attempt: attempt, response: response, error: error)
+        case .askInterceptors(let failure):
             // Whatever happens next, this try's body (a partial file) is of no use.
-            finished.feed.abandon()
-            // A body already partly streamed can't start over: the run ends with its error.
-            if finished.feed.hasPublishedBody {
-                finish(attempt: attempt, response: finished.response, error: error)
-                return
-            }
-            let failure = Failure(
-                response: finished.response, sent: finished.sent, error: error,
-                counters: finished.counters, solicited: finished.solicited, retryableMethods: finished.retryableMethods,
-                elapsed: Double(MonotonicTime.now.nanoseconds &- finished.runStart.nanoseconds) / 1e9)
-            let interceptors = finished.interceptors ?? session.interceptors
-            if !interceptors.isEmpty, !Self.isCancelled(error) {
-                askInterceptors(interceptors, about: failure, attempt: attempt)
+            feed.abandon()
+            askInterceptors(interceptors, about: failure, attempt: attempt)
+        case .askRetryStrategy(let failure):
+            feed.abandon()
+            retryOrFinish(failure, attempt: attempt)
+        case .conclude(let response):
+            let processors = feed.download == nil ? finished.responseProcessors ?? session.responseProcessors : []
+            if feed.isImplicit && processors.isEmpty {
+                conclude(response, feed: feed, processors: [], attempt: attempt)
             } else {
-                retryOrFinish(failure, attempt: attempt)
+                session.workerQueue.addOperation { self.conclude(response, feed: feed, processors: processors, attempt: attempt) }
             }
-            return
-        }
-        let processors = finished.feed.download == nil ? finished.responseProcessors ?? session.responseProcessors : []
-        if finished.feed.isImplicit && processors.isEmpty {
-            conclude(finished.response, feed: finished.feed, processors: [], attempt: attempt)
-        } else {
-            let (response, feed) = (finished.response, finished.feed)
-            session.workerQueue.addOperation { self.conclude(response, feed: feed, processors: processors, attempt: attempt) }
         }
     }
 
@@ -211,25 +179,8 @@ extension HTTPCycle {
         finish(attempt: attempt, response: processed, error: nil, download: feed.download, keepsDownload: feed.keepsDownload)
     }
 
-    /// The request answering a 401's challenges with an `Authorization`, once (twice for a stale
-    /// Digest nonce); `nil` when no authentication answers or answers were already refused.
-    private func challengeAnswer(_ finished: Finished) -> HTTPRequest? {
-        let authentications = finished.authentications ?? session.authentications
-        guard !authentications.isEmpty else { return nil }
-        let failures = finished.counters.authenticationFailures
-        guard failures == 0 || (failures == 1 && Self.isStaleChallenge(finished.response)) else { return nil }
-        for authentication in authentications {
-            guard let value = authentication.authorization(
-                for: finished.response, request: finished.sent, previousFailureCount: failures)
-            else { continue }
-            var request = finished.sent
-            request.setValue(value, forHTTPHeaderField: "Authorization")
-            return request
-        }
-        return nil
-    }
-
-    private static func isStaleChallenge(_ response: HTTPResponse) -> Bool {
+    /// Whether a 401 says the Digest nonce it answered was stale: one more answer is then due.
+    static func isStaleChallenge(_ response: HTTPResponse) -> Bool {
         guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return false }
         return AuthenticationChallenge.parse(header).contains {
             $0.hasScheme("Digest") && $0["stale"]?.lowercased() == "true"
