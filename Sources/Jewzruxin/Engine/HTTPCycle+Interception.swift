@@ -72,43 +72,7 @@ extension HTTPCycle {
                 if case .doNotRetry = decision { continue }
                 break
             }
-            switch decision {
-            case .retry:
-                self.retry(failure, attempt: attempt, delay: 0)
-            case .retryAfter(let delay):
-                self.retry(failure, attempt: attempt, delay: delay)
-            case .fail(let error):
-                self.finish(attempt: attempt, response: failure.response, error: error)
-            case .doNotRetry:
-                self.retryOrFinish(failure, attempt: attempt)
-            }
-        }
-    }
-
-    /// Waits `delay` seconds (none if it isn't a positive number) and sends again; finishes with
-    /// the failure if the cycle can't (it moved on meanwhile: then nothing happens).
-    private func retry(_ failure: Failure, attempt: Int, delay: TimeInterval) {
-        let wait = delay.isFinite && delay > 0 ? delay : 0
-        if scheduleRetry(after: attempt, error: failure.error, delay: wait) { return }
-        finish(attempt: attempt, response: failure.response, error: failure.error)
-    }
-
-    /// Retries the failed `attempt` when the session's retry strategy (or delegate) says so;
-    /// otherwise finishes the run with its error, saying how many attempts were made and why no
-    /// other followed when that is news (more than one attempt, or a retry refused as unsafe).
-    func retryOrFinish(_ failure: Failure, attempt: Int) {
-        switch session.retryVerdict(for: self, failure: failure.attemptFailure) {
-        case .retry(let delay):
-            if scheduleRetry(after: attempt, error: failure.error, delay: delay.isFinite && delay > 0 ? delay : 0) { return }
-            finish(attempt: attempt, response: failure.response, error: failure.error)
-        case .giveUp(let reason):
-            var (error, response) = (failure.error, failure.response)
-            if failure.counters.retried > 0 || !HTTPSession.isPlainRefusal(reason) {
-                let summary = HTTPRetrySummary(attempts: failure.counters.retried + 1, reason: reason)
-                error = HTTPError.summarising(error, with: summary)
-                response.retrySummary = summary
-            }
-            finish(attempt: attempt, response: response, error: error)
+            self.carryOut(Self.next(after: decision, about: failure), attempt: attempt, feed: nil)
         }
     }
 

@@ -3,12 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// What comes after an attempt, as a function: given how the attempt's transfer ended and what the
+// What comes after an attempt, as functions: given how the attempt's transfer ended and what the
 // run has counted, the judgement says whether to answer a challenge, follow a redirect, start a
-// resumable download over after a 416, decide about a retry, end the run, or go on to the body. It
-// asks the seams it is given (authentications, the redirect policy, the status rule) and calls
-// nothing else: no lock, no transport, no feed. The cycle carries its answer out
-// (`HTTPCycle.judge(_:attempt:)`), and `JudgementTests` runs it without a socket.
+// resumable download over after a 416, decide about a retry, end the run, or go on to the body; and
+// given the interceptors' decision or the retry strategy's verdict about a failure, whether to
+// retry or end the run. It asks the seams it is given (authentications, the redirect policy, the
+// status rule) and calls nothing else: no lock, no transport, no feed. The cycle carries each answer
+// out in one place (`HTTPCycle.carryOut(_:attempt:feed:)`), and `JudgementTests` runs the
+// judgement without a socket.
 extension HTTPCycle {
     /// How the transfer of an attempt ended, with what the judgement needs of the run.
     struct AttemptOutcome: Sendable {
@@ -43,8 +45,40 @@ extension HTTPCycle {
         case askInterceptors(Failure)
         /// The attempt failed: ask the retry strategy whether to send again.
         case askRetryStrategy(Failure)
+        /// The attempt failed: send the request again after this many seconds (none if not a
+        /// positive number), or end the run with the failure if the cycle can't wait any more.
+        case retry(Failure, after: TimeInterval)
         /// The attempt succeeded: hand the body to the content handler and the response processors.
         case conclude(HTTPResponse)
+    }
+
+    /// What the interceptors' `decision` about `failure` leads to: a retry, the end of the run
+    /// with their error, or, when none decided, the retry strategy's turn.
+    static func next(after decision: HTTPRetryDecision, about failure: Failure) -> Next {
+        switch decision {
+        case .retry: .retry(failure, after: 0)
+        case .retryAfter(let delay): .retry(failure, after: delay)
+        case .fail(let error): .finish(failure.response, error: error)
+        case .doNotRetry: .askRetryStrategy(failure)
+        }
+    }
+
+    /// What the retry strategy's `verdict` about `failure` leads to: a retry, or the end of the run
+    /// with the failure's error, which says how many attempts were made and why no other followed
+    /// when that is news (more than one attempt, or a retry refused as unsafe).
+    static func next(after verdict: HTTPRetryVerdict, about failure: Failure) -> Next {
+        switch verdict {
+        case .retry(let delay):
+            return .retry(failure, after: delay)
+        case .giveUp(let reason):
+            var (error, response) = (failure.error, failure.response)
+            if failure.counters.retried > 0 || !HTTPSession.isPlainRefusal(reason) {
+                let summary = HTTPRetrySummary(attempts: failure.counters.retried + 1, reason: reason)
+                error = HTTPError.summarising(error, with: summary)
+                response.retrySummary = summary
+            }
+            return .finish(response, error: error)
+        }
     }
 
     /// The seams a judgement asks: the cycle's own, else its session's.

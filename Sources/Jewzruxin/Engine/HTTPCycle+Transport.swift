@@ -130,27 +130,46 @@ extension HTTPCycle {
             outcome.downloadVerdict = { response in continuation.verdict(on: response) }
         }
         outcome.refusal = { response in feed.refusal(for: response) }
-        switch judge.next(after: outcome) {
-        case .resend(let request, let reason, let keepsUpload):
-            feed.abandon()
-            resend(request, after: attempt, reason: reason, keepsUpload: keepsUpload)
-        case .finish(let response, let error):
-            feed.abandon()
-            finish(attempt: attempt, response: response, error: error)
-        case .askInterceptors(let failure):
-            // Whatever happens next, this try's body (a partial file) is of no use.
-            feed.abandon()
-            askInterceptors(interceptors, about: failure, attempt: attempt)
-        case .askRetryStrategy(let failure):
-            feed.abandon()
-            retryOrFinish(failure, attempt: attempt)
-        case .conclude(let response):
-            let processors = feed.download == nil ? finished.responseProcessors ?? session.responseProcessors : []
+        carryOut(judge.next(after: outcome), attempt: attempt, feed: feed,
+                 responseProcessors: finished.responseProcessors, interceptors: interceptors)
+    }
+
+    /// Carries out what comes after `attempt`: the one place a judgement's answer is acted on.
+    ///
+    /// - Parameters:
+    ///   - feed: The attempt's feed, abandoned unless the body goes on to the content handler.
+    ///   - responseProcessors: The cycle's own, for a success; `nil` for the session's.
+    ///   - interceptors: Those to ask about a failure.
+    func carryOut(
+        _ next: Next, attempt: Int, feed: ContentFeed?,
+        responseProcessors: [HTTPProcessor]? = nil, interceptors: [any HTTPInterceptor] = []
+    ) {
+        if case .conclude(let response) = next, let feed {
+            let processors = feed.download == nil ? responseProcessors ?? session.responseProcessors : []
             if feed.isImplicit && processors.isEmpty {
                 conclude(response, feed: feed, processors: [], attempt: attempt)
             } else {
                 session.workerQueue.addOperation { self.conclude(response, feed: feed, processors: processors, attempt: attempt) }
             }
+            return
+        }
+        // Whatever happens next, this try's body (a partial file) is of no use.
+        feed?.abandon()
+        switch next {
+        case .resend(let request, let reason, let keepsUpload):
+            resend(request, after: attempt, reason: reason, keepsUpload: keepsUpload)
+        case .finish(let response, let error):
+            finish(attempt: attempt, response: response, error: error)
+        case .askInterceptors(let failure):
+            askInterceptors(interceptors, about: failure, attempt: attempt)
+        case .askRetryStrategy(let failure):
+            carryOut(Self.next(after: session.retryVerdict(for: self, failure: failure.attemptFailure), about: failure), attempt: attempt, feed: nil)
+        case .retry(let failure, let delay):
+            if scheduleRetry(after: attempt, error: failure.error, delay: delay.isFinite && delay > 0 ? delay : 0) { return }
+            finish(attempt: attempt, response: failure.response, error: failure.error)
+        case .conclude(let response):
+            // No feed: nothing to read the body from (not a judgement's answer).
+            finish(attempt: attempt, response: response, error: nil)
         }
     }
 

@@ -50,6 +50,7 @@ struct JudgementTests {
         case .finish(let response, let error): "finish \(response.statusCode ?? 0) \(type(of: error))"
         case .askInterceptors(let failure): "interceptors \(failure.response.statusCode ?? 0)"
         case .askRetryStrategy(let failure): "strategy \(failure.response.statusCode ?? 0)"
+        case .retry(let failure, let delay): "retry \(failure.response.statusCode ?? 0) after \(delay)"
         case .conclude(let response): "conclude \(response.statusCode ?? 0)"
         }
     }
@@ -151,5 +152,41 @@ struct JudgementTests {
         outcome.hasPublishedBody = true
         outcome.hasInterceptors = true
         #expect(Self.describe(Self.judge().next(after: outcome)) == "finish 200 HTTPError")
+    }
+
+    static func failure(retried: Int = 0) -> HTTPCycle.Failure {
+        var counters = HTTPCycle.StateMachine.Counters()
+        counters.retried = retried
+        return HTTPCycle.Failure(
+            response: response(503), sent: sent, error: HTTPError.statusCodeSeemsToHaveErred(response(503)), counters: counters,
+            solicited: false, retryableMethods: nil, elapsed: 0)
+    }
+
+    @Test("the interceptors' decision: a retry now or later, their error, or the retry strategy's turn")
+    func interceptorDecisions() {
+        let failure = Self.failure()
+        #expect(Self.describe(HTTPCycle.next(after: HTTPRetryDecision.retry, about: failure)) == "retry 503 after 0.0")
+        #expect(Self.describe(HTTPCycle.next(after: HTTPRetryDecision.retryAfter(2.5), about: failure)) == "retry 503 after 2.5")
+        #expect(Self.describe(HTTPCycle.next(after: HTTPRetryDecision.fail(CancellationError()), about: failure)) == "finish 503 CancellationError")
+        #expect(Self.describe(HTTPCycle.next(after: HTTPRetryDecision.doNotRetry, about: failure)) == "strategy 503")
+    }
+
+    @Test("the retry strategy's verdict: a retry, or the end of the run, summarised when that is news")
+    func strategyVerdicts() {
+        #expect(Self.describe(HTTPCycle.next(after: HTTPRetryVerdict.retry(after: 1), about: Self.failure())) == "retry 503 after 1.0")
+        // A first attempt refused as plainly not resent: the error as it was, no summary.
+        guard case .finish(let plain, let plainError) = HTTPCycle.next(after: .giveUp(HTTPSession.notResent), about: Self.failure()) else {
+            Issue.record("not a finish")
+            return
+        }
+        #expect(plain.retrySummary == nil)
+        #expect((plainError as? HTTPError)?.retrySummary == nil)
+        // After retries: how many attempts and why no other followed, in the response and the error.
+        guard case .finish(let summarised, let error) = HTTPCycle.next(after: .giveUp("the retry limit of 3 was reached"), about: Self.failure(retried: 3)) else {
+            Issue.record("not a finish")
+            return
+        }
+        #expect(summarised.retrySummary?.attempts == 4)
+        #expect(String(describing: error).contains("gave up after 4 attempts: the retry limit of 3 was reached"))
     }
 }
