@@ -29,8 +29,10 @@ struct EventStreamHandlerTests {
                     recorder.record("error \(error)")
                     ended.fire()
                 }
-            #expect(await ended.wait())
-            #expect(recorder.all == (1...5).map { "\($0) tick true" } + ["response 204"])
+            let start = ContinuousClock.now
+            #expect(await ended.wait(), "on the \(TransportUnderTest.current) transport")
+            #expect(recorder.all == (1...5).map { "\($0) tick true" } + ["response 204"],
+                    "on the \(TransportUnderTest.current) transport, after \(ContinuousClock.now - start)")
         }
     }
 
