@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# Scripts/docs.sh — builds the nine DocC catalogs (Jewzruxin, JewzruxinFluent, JewzruxinSandbox,
-# JewzruxinTesting, and the five bridges, built with every package trait so that their sources are
-# compiled) with the toolchain's `docc` and fails on any warning: an unresolved symbol
+# Scripts/docs.sh — builds the four DocC catalogs (Jewzruxin, JewzruxinFluent, JewzruxinSandbox,
+# JewzruxinTesting) with the toolchain's `docc` and fails on any warning: an unresolved symbol
 # link, a Topics entry naming no symbol, a documented parameter the signature doesn't have…
 #
 #   Scripts/docs.sh        from the package root (or anywhere: it finds the root); no swift-docc-plugin,
 #                          only the toolchain's swift and docc. The first run builds for a few minutes.
 #
 # Steps:
-#   1. swift build --build-path .build-docs --enable-all-traits, with the compiler writing each module's public symbol
+#   1. swift build --build-path .build-docs, with the compiler writing each module's public symbol
 #      graph to .build-docs/symbol-graphs (a build of its own: the flags differ from .build's).
 #   2. docc convert --analyze for each catalog, given only its module's own graphs
 #      (<Module>.symbols.json and the <Module>@<Other>.symbols.json extension graphs): links to
@@ -22,8 +21,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="${PATH}:/opt/swift/usr/bin"
-MODULES=(Jewzruxin JewzruxinFluent JewzruxinSandbox JewzruxinTesting
-    JewzruxinHTTPTypes JewzruxinLogging JewzruxinMetrics JewzruxinOpenAPI JewzruxinTracing)
+MODULES=(Jewzruxin JewzruxinFluent JewzruxinSandbox JewzruxinTesting)
 BUILD="$ROOT/.build-docs"
 GRAPHS="$BUILD/symbol-graphs"
 
@@ -42,7 +40,7 @@ trap 'rm -rf "$TMP"' EXIT
 echo "== symbol graphs (.build-docs)"
 mkdir -p "$GRAPHS"
 for product in "${MODULES[@]}"; do
-    if ! swift build --build-path "$BUILD" --enable-all-traits --product "$product" \
+    if ! swift build --build-path "$BUILD" --product "$product" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$GRAPHS" \
         >"$BUILD/build.log" 2>&1; then
         cat "$BUILD/build.log"

@@ -11,8 +11,7 @@
 #
 #   --load          two busy loops run beside the tests (both cores of a 2-core machine saturated),
 #                   started before the first run and stopped after the last.
-#   --integrations  the same for the bridges' tests, every trait enabled:
-#                   `swift test --enable-all-traits --filter JewzruxinIntegrationsTests`.
+#   --integrations  the same for the bridges' package: `swift test --package-path Integrations`.
 #   --ref REF       clone REF rather than HEAD (a branch, a tag or a commit).
 #   --keep          keep the clone and the runs' logs (their folder is printed); by default only a
 #                   failed run's log is kept, copied to .build-flake/ in this repository.
@@ -46,11 +45,11 @@ cleanup() {
 trap cleanup EXIT
 
 commit="$(git -C "$ROOT" rev-parse --short "$ref")" || exit 2
-echo "flake check: $runs runs of $([[ $integrations == 1 ]] && echo 'swift test --enable-all-traits --filter JewzruxinIntegrationsTests' || echo 'swift test') on a fresh clone of $commit$([[ $load == 1 ]] && echo ', two busy loops beside')"
+echo "flake check: $runs runs of $([[ $integrations == 1 ]] && echo 'swift test --package-path Integrations' || echo 'swift test') on a fresh clone of $commit$([[ $load == 1 ]] && echo ', two busy loops beside')"
 git clone --quiet --no-local "$ROOT" "$work/clone" && git -C "$work/clone" checkout --quiet --detach "$commit" || exit 2
 cd "$work/clone"
-package=() tests=()
-[[ $integrations == 1 ]] && package=(--enable-all-traits) && tests=(--filter JewzruxinIntegrationsTests)
+package=()
+[[ $integrations == 1 ]] && package=(--package-path Integrations)
 
 started=$SECONDS
 if ! swift build "${package[@]}" --build-tests >"$work/build.log" 2>&1; then
@@ -76,7 +75,7 @@ for ((i = 1; i <= runs; i++)); do
     log="$work/run-$i.log"
     scratch="$(mktemp -d "$work/tmp.XXXXXX")"
     started=$SECONDS
-    CI=true TMPDIR="$scratch" timeout --kill-after=30 "$RUN_LIMIT" swift test "${package[@]}" --skip-build "${tests[@]}" >"$log" 2>&1
+    CI=true TMPDIR="$scratch" timeout --kill-after=30 "$RUN_LIMIT" swift test "${package[@]}" --skip-build >"$log" 2>&1
     status=$?
     seconds=$((SECONDS - started))
     # Unexpected issues: swift-testing's "recorded an issue" lines (a known issue says "recorded a

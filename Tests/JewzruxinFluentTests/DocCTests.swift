@@ -12,16 +12,11 @@ import Testing
 struct DocCTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("DocCExamples.swift")
 
-    /// The bridges' modules: their catalogs' examples are checked and run by the bridges' own tests
-    /// (`JewzruxinIntegrationsTests`, built with the package traits they need).
-    static let bridges: Set = ["JewzruxinHTTPTypes", "JewzruxinLogging", "JewzruxinMetrics", "JewzruxinOpenAPI", "JewzruxinTracing"]
-
-    /// The articles of every catalog, `Sources/*/*.docc/*.md`, the bridges' aside.
+    /// The articles of every catalog, `Sources/*/*.docc/*.md`.
     static func articles() throws -> [URL] {
         let sources = ReadmeTests.root.appendingPathComponent("Sources")
         let files = FileManager.default
         return try files.contentsOfDirectory(at: sources, includingPropertiesForKeys: nil)
-            .filter { !bridges.contains($0.lastPathComponent) }
             .flatMap { module in
                 try files.contentsOfDirectory(at: module, includingPropertiesForKeys: nil).filter { $0.pathExtension == "docc" }
             }

@@ -1,3 +1,0 @@
-import JewzruxinLogging
-
-print(LoggingMonitor.self)
