@@ -108,11 +108,11 @@ extension HTTPCycle {
         // Taken, not copied: what finished holds a response, a request and their references.
         guard var finished = taken.take() else { return }
         finished.response.data = finished.feed.bodySoFar
-        judge(&finished, attempt: attempt)
+        judge(finished, attempt: attempt)
     }
 
     /// Carries out what the judgement (``Judge/next(after:)``) makes of a finished transfer.
-    private func judge(_ finished: inout Finished, attempt: Int) {
+    private func judge(_ finished: Finished, attempt: Int) {
         let feed = finished.feed
         let judge = Judge(
             authentications: finished.authentications ?? session.authentications,
