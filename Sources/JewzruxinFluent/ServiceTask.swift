@@ -438,8 +438,9 @@ public final class ServiceTask: Sendable {
         case handlers(HandlerDelivery)
         /// An operation of the session's worker queue.
         case workerQueue
-        /// The end of the cycle's run: a transport's thread or the worker queue, never a handler
-        /// queue, since it has a response to read.
+        /// The end of the cycle's run: a transport's thread or the worker queue; or, after the
+        /// run's progress calls or download handler, the cycle's handler queue, not known as such
+        /// here (a handler of the chain then goes through it once more).
         case runEnd
     }
 

@@ -24,7 +24,7 @@ extension HTTPCycle {
         defer { locked.fence() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let completion = Completion(notifiesExplicitCancel: true, isInline: true, isAwaited: true) { cycle, error in
+                let completion = Completion(delivery: .awaited) { cycle, error in
                     cycle.locked.fence()
                     switch error {
                     case nil: continuation.resume(returning: cycle.response)

@@ -37,7 +37,7 @@ extension HTTPCycle {
         let task = InterceptionTask()
         // The run's task context when the adaptation began, `.none` when the attempt went stale.
         let began: TaskContext?? = locked.withLock { s in
-            s.machine.adaptationBegan(attempt: attempt, task: task) ? .some(s.taskContext) : .none
+            s.machine.adaptationBegan(attempt: attempt, task: task) ? .some(s.machine.plan.taskContext) : .none
         }
         guard let context = began else { return }
         task.run(in: context) {
@@ -61,7 +61,7 @@ extension HTTPCycle {
     func askInterceptors(_ interceptors: [any HTTPInterceptor], about failure: Failure, attempt: Int) {
         let task = InterceptionTask()
         let began: TaskContext?? = locked.withLock { s in
-            s.machine.retryDecisionBegan(after: attempt, task: task) ? .some(s.taskContext) : .none
+            s.machine.retryDecisionBegan(after: attempt, task: task) ? .some(s.machine.plan.taskContext) : .none
         }
         guard let context = began else { return }
         let attemptFailure = failure.attemptFailure

@@ -41,17 +41,10 @@ extension HTTPCycle {
     ///   - queue: ``MainActorQueue/mainActor``.
     ///   - completionHandler: Gets the cycle and `nil`, or the error the run ended with.
     public func start(_ queue: MainActorQueue, _ completionHandler: @escaping MainActorCompletionHandler) {
-        startInline(Self.onMainActor(completionHandler))
-    }
-
-    /// `handler` as a completion handler that runs it on the main actor, with one hop from where
-    /// the run ends.
-    static func onMainActor(_ handler: @escaping MainActorCompletionHandler) -> CompletionHandler {
-        { cycle, error in
-            HandlerDelivery.main.enqueue {
-                MainActor.assumeIsolated { handler(cycle, error) }
-            }
-        }
+        // Delivered on the main queue (``Delivery/mainActor``), where the main actor runs.
+        begin(Completion(delivery: .mainActor) { cycle, error in
+            MainActor.assumeIsolated { completionHandler(cycle, error) }
+        })
     }
 
     /// Sends a GET request; `completionHandler` runs on the main actor when the cycle ends.

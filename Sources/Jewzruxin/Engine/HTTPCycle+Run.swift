@@ -6,10 +6,10 @@ import FoundationNetworking
 // The engine of a run: sending, retrying, resending, finishing. The state machine decides under the
 // cycle's lock; what it decides is carried out here, after the lock is released.
 extension HTTPCycle {
-    /// A completion handler to call and what to call it with.
-    struct Delivery: Sendable {
-        let completion: Completion
-        let error: (any Error)?
+    /// How a run ended: what its completion handler is given.
+    struct Outcome: Sendable {
+        /// `nil` for a success.
+        var error: (any Error)?
         /// A finished download: given to the download handler first, then removed.
         var download: URL?
     }
@@ -19,46 +19,49 @@ extension HTTPCycle {
     func perform(_ actions: StateMachine.Actions) {
         // A body stream's writer may be blocked on a transport's thread, in its step of the feed
         // (which the abandon below waits for): freed first, it lets the transfer stop.
-        if actions.runEnd != nil { actions.feedToAbandon?.interrupt() }
+        if actions.ended != nil { actions.feedToAbandon?.interrupt() }
         actions.transferToCancel?.cancel()
         actions.interceptionToCancel?.cancel()
         actions.feedToAbandon?.abandon()
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
-        if let end = actions.runEnd {
-            let (monitors, observers) = locked.withLock { s in
-                defer { s.progressObservers = [] }
-                return (s.monitors, s.progressObservers)
-            }
-            for monitor in monitors { monitor.cycle(self, didFinishWith: end.error) }
-            for observer in observers { observer.continuation.finish() }
+        guard let (outcome, plan) = actions.ended else { return }
+        let (observers, reportsProgress) = locked.withLock { s in
+            defer { s.progressObservers = [] }
+            return (s.progressObservers, s.settings.reportsProgress)
         }
-        if let delivery = actions.delivery { deliver(delivery) }
+        for monitor in plan.monitors { monitor.cycle(self, didFinishWith: outcome.error) }
+        for observer in observers { observer.continuation.finish() }
+        if let completion = actions.completion {
+            deliver(outcome, to: completion, plan: plan, waits: outcome.download != nil || reportsProgress)
+        }
     }
 
-    func deliver(_ delivery: Delivery) {
-        let (handlers, reportsProgress) = locked.withLock { ($0.handlers, $0.settings.reportsProgress) }
-        // An inline completion follows this cycle's calls waiting on its handler queue (its
-        // progress, its download handler), so that they have all run when it does.
-        if delivery.completion.isInline, handlers.isInline || (delivery.download == nil && !reportsProgress) {
-            finish(delivery)
-            return
+    /// Runs `completion` with `outcome` where its delivery says (``Delivery``), after the calls the
+    /// run made to its handler queue (its progress handlers: `waits`) and after the download handler,
+    /// which is given the finished download, if any, on that queue.
+    ///
+    /// Each delivery has one place: ``Delivery/queue``, the run's handler queue;
+    /// ``Delivery/mainActor``, the main queue; ``Delivery/inline`` and ``Delivery/awaited``, where
+    /// the run ends, which is the handler queue itself when the run has calls to wait for there.
+    func deliver(_ outcome: Outcome, to completion: Completion, plan: Plan, waits: Bool) {
+        let handlers = plan.handlers
+        // Where the download is handed over: after the run's calls on its handler queue, if it made
+        // any there; else here, where the run ends.
+        let first: HandlerDelivery = waits && !handlers.isInline ? handlers : .inline
+        let place: HandlerDelivery = switch completion.delivery {
+        case .queue: handlers
+        case .mainActor: .main
+        case .inline, .awaited: first
         }
-        handlers.enqueue {
-            self.handOver(delivery.download)
-            if delivery.completion.isInline {
-                // An inline handler is promised a thread that is no handler queue.
-                self.session.workerQueue.addOperation { delivery.completion.handler(self, delivery.error) }
+        first.enqueue {
+            self.handOver(outcome.download)
+            if place === first || place.runs(on: first) {
+                completion.handler(self, outcome.error)
             } else {
-                delivery.completion.handler(self, delivery.error)
+                place.enqueue { completion.handler(self, outcome.error) }
             }
         }
-    }
-
-    /// Gives a finished download to the download handler, then calls the completion handler.
-    private func finish(_ delivery: Delivery) {
-        handOver(delivery.download)
-        delivery.completion.handler(self, delivery.error)
     }
 
     /// Gives a finished download, if any, to the download handler, then removes it.
@@ -118,7 +121,7 @@ extension HTTPCycle {
         }
         let (source, download, handler, authentications, monitors) = locked.withLock {
             (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications,
-             $0.monitors)
+             $0.machine.plan.monitors)
         }
         var request = request
         if case .multipart(let form)? = source {
@@ -219,7 +222,7 @@ extension HTTPCycle {
 
     /// Waits `delay` seconds, then sends again after `error`; `false` if the cycle moved on meanwhile.
     func scheduleRetry(after attempt: Int, error: any Error, delay: TimeInterval) -> Bool {
-        let waiting = locked.withLock { s in s.machine.waitToRetry(after: attempt).map { ($0, s.monitors) } }
+        let waiting = locked.withLock { s in s.machine.waitToRetry(after: attempt).map { ($0, s.machine.plan.monitors) } }
         guard let (feed, monitors) = waiting else { return false }
         feed.abandon()
         for monitor in monitors { monitor.cycle(self, willRetryAfter: error, delay: delay) }
@@ -260,7 +263,7 @@ extension HTTPCycle {
             if let download, !keepsDownload { Self.removeDownload(download) }
             return
         }
-        if actions.delivery == nil, let download, !keepsDownload { Self.removeDownload(download) }
+        if actions.completion == nil, let download, !keepsDownload { Self.removeDownload(download) }
         perform(actions)
     }
 

@@ -26,7 +26,7 @@ extension HTTPCycle {
     /// send the request several times (retries, authentication, redirects), each send being an
     /// *attempt* with a new number. Transport callbacks and timers carry the number they were made
     /// for and are ignored once it is stale. Only an event that returns an ``Actions`` with a
-    /// delivery leads to the completion handler of a run, which is what makes "completion exactly
+    /// completion leads to the completion handler of a run, which is what makes "completion exactly
     /// once" hold when cancel, restart, retries, the deadline and completion race. Nothing here calls
     /// out: the machine is a plain value, tested without a socket.
     struct StateMachine: Sendable {
@@ -97,14 +97,12 @@ extension HTTPCycle {
             var interceptionToCancel: InterceptionTask?
             var activityToBegin: (any RunActivity)?
             var activityToEnd: (any RunActivity)?
-            var delivery: Delivery?
-            /// The run ended, with this error (`nil`: a success): for the event monitors.
-            var runEnd: RunEnd?
-        }
-
-        /// How a run ended.
-        struct RunEnd: Sendable {
-            let error: (any Error)?
+            /// The run ended so, and went by this plan: for its event monitors and progress
+            /// sequences, and for the completion, if any.
+            var ended: (outcome: Outcome, plan: Plan)?
+            /// The completion handler to give ``ended`` to: `nil` after an explicit cancel, which
+            /// nobody hears of unless a task awaits the run.
+            var completion: Completion?
         }
 
         enum StartAction: Sendable {
@@ -120,6 +118,8 @@ extension HTTPCycle {
         private(set) var counters = Counters()
         /// The handler of the last start; restarts keep it.
         private(set) var completion: Completion?
+        /// What the current (or last) run goes by.
+        private(set) var plan = Plan.inline
         /// The activity the run in progress counts in, ended with the run.
         private var activity: (any RunActivity)?
 
@@ -159,20 +159,20 @@ extension HTTPCycle {
         // MARK: Starting, cancelling, restarting
 
         /// A start: refused while a run is active; otherwise a new run whose first attempt is sent.
-        mutating func start(_ completion: Completion, activity: (any RunActivity)?) -> StartAction {
+        mutating func start(_ completion: Completion, plan: Plan, activity: (any RunActivity)?) -> StartAction {
             guard !isActive else { return .rejectAlreadyRunning }
             self.completion = completion
             var actions = Actions()
-            beginRun(activity: activity, &actions)
+            beginRun(plan, activity: activity, &actions)
             return .send(attempt: attempt, actions)
         }
 
         /// Starts a new run whatever the state, with the last start's handler: what the current run
         /// has going is stopped and its attempts become stale.
-        mutating func restart(activity: (any RunActivity)?) -> (attempt: Int, Actions) {
+        mutating func restart(plan: Plan, activity: (any RunActivity)?) -> (attempt: Int, Actions) {
             var actions = Actions()
             release(&actions)
-            beginRun(activity: activity, &actions)
+            beginRun(plan, activity: activity, &actions)
             return (attempt, actions)
         }
 
@@ -181,10 +181,8 @@ extension HTTPCycle {
         mutating func cancel(explicitly: Bool) -> Actions? {
             guard isActive else { return nil }
             var actions = Actions()
-            end(.cancelled, error: HTTPError.cancelled, &actions)
-            if let completion, !explicitly || completion.notifiesExplicitCancel {
-                actions.delivery = Delivery(completion: completion, error: HTTPError.cancelled)
-            }
+            end(.cancelled, Outcome(error: HTTPError.cancelled), &actions)
+            if let completion, !explicitly || completion.delivery == .awaited { actions.completion = completion }
             return actions
         }
 
@@ -311,13 +309,14 @@ extension HTTPCycle {
 
         private mutating func finish(error: (any Error)?, download: URL?) -> Actions {
             var actions = Actions()
-            end(.finished, error: error, &actions)
-            actions.delivery = completion.map { Delivery(completion: $0, error: error, download: download) }
+            end(.finished, Outcome(error: error, download: download), &actions)
+            actions.completion = completion
             return actions
         }
 
-        private mutating func beginRun(activity: (any RunActivity)?, _ actions: inout Actions) {
+        private mutating func beginRun(_ plan: Plan, activity: (any RunActivity)?, _ actions: inout Actions) {
             run += 1
+            self.plan = plan
             counters = Counters()
             // A restart of an active run keeps counting in the activity it began.
             if self.activity == nil, let activity {
@@ -350,11 +349,11 @@ extension HTTPCycle {
             }
         }
 
-        /// Stops the run and enters `phase`, the run having ended with `error`.
-        private mutating func end(_ phase: Phase, error: (any Error)?, _ actions: inout Actions) {
+        /// Stops the run and enters `phase`, the run having ended so.
+        private mutating func end(_ phase: Phase, _ outcome: Outcome, _ actions: inout Actions) {
             release(&actions)
             self.phase = phase
-            actions.runEnd = RunEnd(error: error)
+            actions.ended = (outcome, plan)
             actions.activityToEnd = activity
             activity = nil
         }

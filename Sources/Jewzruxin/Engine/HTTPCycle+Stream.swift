@@ -107,7 +107,7 @@ extension HTTPCycle {
         let body = bytes.body
         // Awaited: the task reading the stream must not wait for the main queue (the default
         // delegate queue) to run the cycle's progress handlers before the stream can end.
-        begin(Completion(notifiesExplicitCancel: true, isInline: true, isAwaited: true) { cycle, error in
+        begin(Completion(delivery: .awaited) { cycle, error in
             body.finish(response: cycle.response, error: error)
         })
         let response = try await body.head()

@@ -18,7 +18,7 @@ extension HTTPCycle {
         let taken = locked.withLock { s -> (ContentFeed, [any HTTPEventMonitor])? in
             guard let feed = s.machine.feed(of: attempt) else { return nil }
             s.response.head = response.head
-            return (feed, s.monitors)
+            return (feed, s.machine.plan.monitors)
         }
         guard let (feed, monitors) = taken else { return }
         for monitor in monitors { monitor.cycle(self, didReceive: response) }
@@ -32,7 +32,7 @@ extension HTTPCycle {
             // without a handler or a sequence for it needn't copy it.
             let handler = s.settings.didWriteData
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .received }
-            return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.handlers, observers)
+            return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.machine.plan.handlers, observers)
         }
         guard let (feed, handler, response, handlers, observers) = taken, let progress = try feed.append(chunk), let response else { return }
         let total = progress.completed
@@ -50,7 +50,7 @@ extension HTTPCycle {
         let monitors = locked.withLock { s -> [any HTTPEventMonitor] in
             guard s.machine.isCurrent(attempt) else { return [] }
             s.response.metrics = metrics
-            return s.monitors
+            return s.machine.plan.monitors
         }
         for monitor in monitors { monitor.cycle(self, didCollect: metrics) }
     }
@@ -59,7 +59,7 @@ extension HTTPCycle {
         let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerDelivery, [ProgressObserver])? in
             guard s.machine.isCurrent(attempt) else { return nil }
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .sent }
-            return (s.settings.didSendBodyData, s.handlers, observers)
+            return (s.settings.didSendBodyData, s.machine.plan.handlers, observers)
         }
         guard let (handler, handlers, observers) = taken else { return }
         if !observers.isEmpty {
@@ -103,7 +103,7 @@ extension HTTPCycle {
                 error: completed.error.map(Self.mapTransportError),
                 responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
                 interceptors: s.settings.interceptors, continuation: s.settings.download?.continuation, counters: s.machine.counters, solicited: s.settings.solicited,
-                retryableMethods: s.settings.retryableMethods, runStart: s.runStart)
+                retryableMethods: s.settings.retryableMethods, runStart: s.machine.plan.began)
         }
         // Taken, not copied: what finished holds a response, a request and their references.
         guard var finished = taken.take() else { return }

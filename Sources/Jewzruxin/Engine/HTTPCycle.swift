@@ -22,16 +22,43 @@ public final class HTTPCycle: Sendable {
 
     let locked: Locked<Guarded>
 
+    /// The handler of a start, and where it runs.
     struct Completion: Sendable {
-        /// Async callers are told about explicit cancels too, so they never wait forever.
-        let notifiesExplicitCancel: Bool
-        /// Whether the handler runs on the thread the run ends on rather than on the handler queue.
-        var isInline = false
-        /// Whether a task awaits the run (``HTTPCycle/start()``): then its progress and download
-        /// handlers don't go to the main queue unless asked to, so that the task never waits for a
-        /// main queue nobody services (a server, a command-line tool).
-        var isAwaited = false
+        let delivery: Delivery
         let handler: CompletionHandler
+    }
+
+    /// Where a run's completion handler runs, as the start that began the run asked: the one value
+    /// that decides it (``HTTPCycle/deliver(_:to:plan:)`` carries it out).
+    enum Delivery: Sendable, Equatable {
+        /// On the run's handler queue (the cycle's ``handlerQueue``, else the session's): ``start(_:)``.
+        case queue
+        /// On the main queue, for a handler isolated to the main actor: ``start(_:_:)``.
+        case mainActor
+        /// Where the run ends, without a hop: for a layer that moves its own handlers to their
+        /// queues (the fluent layer).
+        case inline
+        /// A task awaits the run (``start()``, ``stream()``): it resumes where the run ends. It is
+        /// told of an explicit cancel too, so that it never waits forever, and the run's progress and
+        /// download handlers don't go to the main queue unless asked to (see ``Plan/handlers``).
+        case awaited
+    }
+
+    /// What a run goes by, fixed when it begins (a start or a restart), kept by the state machine.
+    struct Plan: Sendable {
+        /// Where the run's handler calls go: its progress and download handlers, and its completion
+        /// when ``Delivery/queue``.
+        var handlers: HandlerDelivery
+        /// What hears the run's events: the session's monitors when it began.
+        var monitors: [any HTTPEventMonitor] = []
+        /// When the run began, for the retry strategy's time limit.
+        var began = MonotonicTime(nanoseconds: 0)
+        /// The task-local values of the run's caller, for its interceptors; `nil` when it has none
+        /// or began outside a task.
+        var taskContext: TaskContext?
+
+        /// Calls made where they come, heard by no monitor: before a cycle's first run.
+        static let inline = Plan(handlers: .inline)
     }
 
     /// What the cycle's lock guards: its lifecycle, what the caller configured, and the response.
@@ -40,20 +67,8 @@ public final class HTTPCycle: Sendable {
         var settings: Settings
         var response = HTTPResponse()
         var explicitlyCanceling = false
-        /// Where the current run's handlers go: the cycle's handler queue, else the session's, as
-        /// they were when the run began.
-        var handlers: HandlerDelivery
-        /// What hears the current run's events: the session's monitors when it began.
-        var monitors: [any HTTPEventMonitor] = []
         /// The progress sequences to feed until the run ends.
         var progressObservers: [ProgressObserver] = []
-        /// When the current run began, for the retry strategy's time limit.
-        var runStart = MonotonicTime(nanoseconds: 0)
-        /// Whether a task awaits the current run (see ``Completion/isAwaited``).
-        var isAwaited = false
-        /// The task-local values of the current run's caller, for its interceptors; `nil` when it
-        /// has none or began outside a task.
-        var taskContext: TaskContext?
     }
 
     /// What the caller configured: read when a run or an attempt begins.
@@ -87,7 +102,7 @@ public final class HTTPCycle: Sendable {
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
         self.session = session
         self.locked = Locked(Guarded(
-            settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod)), handlers: session.delivery))
+            settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
     }
 
     // MARK: Properties
@@ -200,23 +215,21 @@ public final class HTTPCycle: Sendable {
     /// Starting a running cycle changes nothing: the new handler gets ``HTTPError/alreadyRunning``.
     /// - Parameter completionHandler: Gets the cycle and `nil`, or the error the run ended with.
     public func start(_ completionHandler: @escaping CompletionHandler) {
-        begin(Completion(notifiesExplicitCancel: false, handler: completionHandler))
+        begin(Completion(delivery: .queue, handler: completionHandler))
     }
 
-    /// Sends the request; `completionHandler` runs on the thread the run ends on, not on the
-    /// delegate queue: a transport's thread, the worker queue after processors, or the caller's
-    /// when the run ends before it begins (already running, cancelled).
+    /// Sends the request; `completionHandler` runs where the run ends, not on the delegate queue
+    /// (see ``Delivery/inline``).
     ///
     /// For a layer on top of the engine that moves its own handlers to their queues (the fluent
     /// layer), so that its handlers cost one hop, not two. The handler must be short and must not
-    /// block: it may hold up a transport's thread. After a download, whose handler runs on the
-    /// delegate queue, `completionHandler` runs on the worker queue.
+    /// block: it may hold up a transport's thread.
     ///
-    /// - Parameter awaited: Whether a Swift task awaits the outcome: progress and download handlers
-    ///   that would go to the main queue only as the session's delegate queue then run inline, as
-    ///   for ``start()``.
+    /// - Parameter awaited: Whether a Swift task awaits the outcome (``Delivery/awaited``): it is
+    ///   then told of an explicit cancel too, and progress and download handlers that would go to
+    ///   the main queue only as the session's delegate queue run inline, as for ``start()``.
     package func startInline(awaited: Bool = false, _ completionHandler: @escaping CompletionHandler) {
-        begin(Completion(notifiesExplicitCancel: false, isInline: true, isAwaited: awaited, handler: completionHandler))
+        begin(Completion(delivery: awaited ? .awaited : .inline, handler: completionHandler))
     }
 
     /// Cancels the run in progress, if any, retries and waits included.
@@ -240,9 +253,10 @@ public final class HTTPCycle: Sendable {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
         let (attempt, run, actions, replaced) = locked.withLock { s -> (Int, Int, StateMachine.Actions, [any HTTPEventMonitor]) in
             // The run a restart replaces ends for the monitors that heard it begin.
-            let replaced = s.machine.isActive ? s.monitors : []
-            let (attempt, actions) = s.machine.restart(activity: activity)
-            s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, sessionIntercepts: intercepts)
+            let replaced = s.machine.isActive ? s.machine.plan.monitors : []
+            let plan = s.plan(for: s.machine.completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
+            let (attempt, actions) = s.machine.restart(plan: plan, activity: activity)
+            s.forgetLastRun()
             return (attempt, s.machine.run, actions, replaced)
         }
         for monitor in replaced { monitor.cycle(self, didFinishWith: HTTPError.cancelled) }
@@ -252,20 +266,19 @@ public final class HTTPCycle: Sendable {
 
     func begin(_ completion: Completion) {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
-        let (action, run) = locked.withLock { s -> (StateMachine.StartAction, Int) in
-            let action = s.machine.start(completion, activity: activity)
-            if case .send = action {
-                s.isAwaited = completion.isAwaited
-                s.beginRun(handlers: s.delivery(in: session, sessionQueue: handlerQueue), monitors: monitors, sessionIntercepts: intercepts)
-            }
-            return (action, s.machine.run)
+        let (action, run, plan) = locked.withLock { s -> (StateMachine.StartAction, Int, Plan) in
+            let plan = s.plan(for: completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
+            let action = s.machine.start(completion, plan: plan, activity: activity)
+            if case .send = action { s.forgetLastRun() }
+            return (action, s.machine.run, plan)
         }
         switch action {
         case .send(let attempt, let actions):
             for monitor in monitors { monitor.cycleDidBegin(self) }
             launch(run: run, attempt: attempt, after: actions)
         case .rejectAlreadyRunning:
-            deliver(Delivery(completion: completion, error: HTTPError.alreadyRunning))
+            // Where a run of its own would deliver: the running run's plan is not the caller's.
+            deliver(Outcome(error: HTTPError.alreadyRunning), to: completion, plan: plan, waits: false)
         }
     }
 
@@ -278,27 +291,26 @@ public final class HTTPCycle: Sendable {
 }
 
 extension HTTPCycle.Guarded {
-    /// Where a run's handlers go: the cycle's handler queue, else the session's, except that an
-    /// awaited run whose handlers would go to the main queue only because it is the session's
-    /// delegate queue runs them inline: an `async` caller must not depend on the main queue.
-    func delivery(in session: HTTPSession, sessionQueue: HandlerQueue) -> HandlerDelivery {
+    /// The plan of a run that begins now with `completion`: its handler calls go to the cycle's
+    /// handler queue, else the session's, except that an awaited run whose calls would go to the
+    /// main queue only because it is the session's delegate queue makes them inline: an `async`
+    /// caller must not depend on the main queue. Its events go to `monitors`. When the run will have
+    /// interceptors (its own, or the session's when `sessionIntercepts`), the caller's task-local
+    /// values are kept for them (``TaskContext``): made on the thread that begins the run.
+    func plan(
+        for completion: HTTPCycle.Completion?, in session: HTTPSession, sessionQueue: HandlerQueue,
+        monitors: [any HTTPEventMonitor], sessionIntercepts: Bool
+    ) -> HTTPCycle.Plan {
         let queue = settings.handlerQueue ?? sessionQueue
-        let delivery = session.delivery(for: queue)
-        if isAwaited, queue.delivery == nil, delivery.isMain { return .inline }
-        return delivery
+        var handlers = session.delivery(for: queue)
+        if completion?.delivery == .awaited, queue.delivery == nil, handlers.isMain { handlers = .inline }
+        let intercepts = settings.interceptors.map { !$0.isEmpty } ?? sessionIntercepts
+        return HTTPCycle.Plan(handlers: handlers, monitors: monitors, began: .now, taskContext: intercepts ? TaskContext.capture() : nil)
     }
 
-    /// Resets what the cycle shows of the previous run; the new run's handlers go to `handlers`, its
-    /// events to `monitors`. Called on the thread that begins the run: when the run will have
-    /// interceptors (its own, or the session's when `sessionIntercepts`), the caller's task-local
-    /// values are kept for them (``TaskContext``).
-    mutating func beginRun(handlers: HandlerDelivery, monitors: [any HTTPEventMonitor], sessionIntercepts: Bool) {
-        let intercepts = settings.interceptors.map { !$0.isEmpty } ?? sessionIntercepts
-        taskContext = intercepts ? TaskContext.capture() : nil
+    /// Clears what the cycle shows of the last run, as a new one begins.
+    mutating func forgetLastRun() {
         response = HTTPResponse()
         explicitlyCanceling = false
-        runStart = .now
-        self.handlers = handlers
-        self.monitors = monitors
     }
 }

@@ -123,7 +123,7 @@ struct CycleLifecycleTests {
         }
     }
 
-    @Test("startInline: the completion runs where the run ends, with the delegate queue suspended; after a download, on the worker queue after the download handler")
+    @Test("startInline: the completion runs where the run ends, with the delegate queue suspended; after a download, right after the download handler, on its queue")
     func inlineCompletion() async throws {
         try await withSandbox { sandbox in
             let session = makeSession()
@@ -149,7 +149,7 @@ struct CycleLifecycleTests {
             }
             await withHandover { (continuation: Handover<Void, Never>) in
                 download.startInline { _, error in
-                    order.withLock { $0.append("completion \(error == nil) \(OperationQueue.current === session.workerQueue)") }
+                    order.withLock { $0.append("completion \(error == nil) \(OperationQueue.current === session.delegateQueue)") }
                     continuation.resume()
                 }
             }

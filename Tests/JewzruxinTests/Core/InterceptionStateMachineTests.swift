@@ -13,13 +13,13 @@ import FoundationNetworking
 struct InterceptionStateMachineTests {
     typealias Machine = HTTPCycle.StateMachine
 
-    static let completion = HTTPCycle.Completion(notifiesExplicitCancel: false) { _, _ in }
+    static let completion = HTTPCycle.Completion(delivery: .queue) { _, _ in }
     static let request = HTTPRequest(url: URL(fileURLWithPath: "/"), method: .get)
 
     /// A machine whose first attempt is running, not sent yet.
     private func started() -> Machine {
         var machine = Machine()
-        _ = machine.start(Self.completion, activity: nil)
+        _ = machine.start(Self.completion, plan: .inline, activity: nil)
         return machine
     }
 
@@ -53,7 +53,7 @@ struct InterceptionStateMachineTests {
         _ = machine.cancel(explicitly: true)
         let began = machine.adaptationBegan(attempt: 1, task: InterceptionTask())
         #expect(!began)
-        _ = machine.start(Self.completion, activity: nil)
+        _ = machine.start(Self.completion, plan: .inline, activity: nil)
         let old = machine.adaptationBegan(attempt: 1, task: InterceptionTask())
         #expect(!old)
         let current = machine.adaptationBegan(attempt: 2, task: InterceptionTask())
@@ -69,11 +69,11 @@ struct InterceptionStateMachineTests {
         let actions: Machine.Actions?
         switch stop {
         case "cancel": actions = machine.cancel(explicitly: false)
-        case "restart": actions = machine.restart(activity: nil).1
+        case "restart": actions = machine.restart(plan: .inline, activity: nil).1
         default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         }
         #expect(actions?.interceptionToCancel === task)
-        #expect((actions?.delivery != nil) == (stop != "restart"))
+        #expect((actions?.completion != nil) == (stop != "restart"))
         // What the adapter's task reports afterwards belongs to a stale attempt.
         #expect(!machine.isCurrent(1))
         #expect(machine.failed(attempt: 1, error: HTTPError.cancelled) == nil)
@@ -85,7 +85,7 @@ struct InterceptionStateMachineTests {
         var machine = started()
         _ = machine.adaptationBegan(attempt: 1, task: InterceptionTask())
         let failed = machine.failed(attempt: 1, error: HTTPError.alreadyRunning)
-        #expect(failed?.delivery != nil)
+        #expect(failed?.completion != nil)
         #expect(machine.state == .finished)
         #expect(machine.failed(attempt: 1, error: HTTPError.alreadyRunning) == nil)
     }
@@ -108,7 +108,7 @@ struct InterceptionStateMachineTests {
         var (machine, _) = judging()
         _ = machine.retryDecisionBegan(after: 1, task: InterceptionTask())
         let done = machine.processingCompleted(attempt: 1, error: HTTPError.alreadyRunning)
-        #expect(done?.delivery != nil)
+        #expect(done?.completion != nil)
         #expect(machine.state == .finished)
         #expect(machine.processingCompleted(attempt: 1, error: nil) == nil)
         #expect(machine.waitToRetry(after: 1) == nil)
@@ -123,12 +123,12 @@ struct InterceptionStateMachineTests {
         let actions: Machine.Actions?
         switch stop {
         case "cancel": actions = machine.cancel(explicitly: false)
-        case "restart": actions = machine.restart(activity: nil).1
+        case "restart": actions = machine.restart(plan: .inline, activity: nil).1
         default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         }
         #expect(actions?.interceptionToCancel === task)
         #expect(actions?.feedToAbandon === feed)
-        #expect((actions?.delivery != nil) == (stop != "restart"))
+        #expect((actions?.completion != nil) == (stop != "restart"))
         // The retriers' late answer finds nothing to act on.
         #expect(machine.waitToRetry(after: 1) == nil)
         #expect(machine.processingCompleted(attempt: 1, error: nil) == nil)

@@ -26,14 +26,14 @@ private final class Activity: RunActivity {
 struct StateMachineTests {
     typealias Machine = HTTPCycle.StateMachine
 
-    static let completion = HTTPCycle.Completion(notifiesExplicitCancel: false) { _, _ in }
-    static let awaited = HTTPCycle.Completion(notifiesExplicitCancel: true) { _, _ in }
+    static let completion = HTTPCycle.Completion(delivery: .queue) { _, _ in }
+    static let awaited = HTTPCycle.Completion(delivery: .awaited) { _, _ in }
     static let request = HTTPRequest(url: URL(fileURLWithPath: "/"), method: .get)
 
     /// Starts `machine`: the attempt number it sends, or `nil` if the start was refused.
     @discardableResult
     private func start(_ machine: inout Machine, activity: (any RunActivity)? = nil) -> Int? {
-        guard case .send(let attempt, _) = machine.start(Self.completion, activity: activity) else { return nil }
+        guard case .send(let attempt, _) = machine.start(Self.completion, plan: .inline, activity: activity) else { return nil }
         return attempt
     }
 
@@ -75,7 +75,7 @@ struct StateMachineTests {
         let r5 = completed(&machine, 1)
         #expect(!r5)
         let r6 = machine.processingCompleted(attempt: 1, error: nil)
-        #expect(r6?.delivery != nil)
+        #expect(r6?.completion != nil)
         let r7 = machine.processingCompleted(attempt: 1, error: nil)
         #expect(r7 == nil)
         let r8 = machine.failed(attempt: 1, error: HTTPError.cancelled)
@@ -86,7 +86,7 @@ struct StateMachineTests {
     func startWhileRunning() {
         var machine = Machine()
         start(&machine)
-        let r9 = machine.start(Self.completion, activity: nil)
+        let r9 = machine.start(Self.completion, plan: .inline, activity: nil)
         guard case .rejectAlreadyRunning = r9 else {
             Issue.record("expected a refusal, got \(r9)")
             return
@@ -106,7 +106,7 @@ struct StateMachineTests {
         #expect(r12 == nil)
         start(&machine)
         let r13 = machine.cancel(explicitly: true)
-        #expect(r13 != nil && r13?.delivery == nil)
+        #expect(r13 != nil && r13?.completion == nil)
         #expect(machine.state == .cancelled)
         let r14 = machine.cancel(explicitly: false)
         #expect(r14 == nil)
@@ -115,15 +115,15 @@ struct StateMachineTests {
         start(&processing)
         _ = completed(&processing, 1)
         let r15 = processing.cancel(explicitly: false)
-        #expect(r15?.delivery != nil)
+        #expect(r15?.completion != nil)
         let r16 = processing.processingCompleted(attempt: 1, error: nil)
         #expect(r16 == nil)
 
         // An awaiting caller hears of an explicit cancel too, so it never waits forever.
         var awaited = Machine()
-        _ = awaited.start(Self.awaited, activity: nil)
+        _ = awaited.start(Self.awaited, plan: .inline, activity: nil)
         let r16b = awaited.cancel(explicitly: true)
-        guard case HTTPError.cancelled? = r16b?.delivery?.error else {
+        guard case HTTPError.cancelled? = r16b?.ended?.outcome.error else {
             Issue.record("expected a cancellation delivered to the awaiting caller")
             return
         }
@@ -146,13 +146,13 @@ struct StateMachineTests {
     func restart() {
         var machine = Machine()
         start(&machine)
-        let r19 = machine.restart(activity: nil).attempt
+        let r19 = machine.restart(plan: .inline, activity: nil).attempt
         #expect(r19 == 2)
         let r20 = completed(&machine, 1)
         #expect(!r20)
         let r21 = completed(&machine, 2)
         #expect(r21)
-        let r22 = machine.restart(activity: nil).attempt
+        let r22 = machine.restart(plan: .inline, activity: nil).attempt
         #expect(r22 == 3)
         let r23 = machine.processingCompleted(attempt: 2, error: nil)
         #expect(r23 == nil)
@@ -188,7 +188,7 @@ struct StateMachineTests {
         _ = completed(&machine, 2)
         _ = machine.waitToRetry(after: 2)
         let cancel = machine.cancel(explicitly: false)
-        #expect(cancel?.delivery != nil)
+        #expect(cancel?.completion != nil)
         let late = machine.retry(after: 2)
         #expect(late == nil)
         #expect(machine.state == .cancelled)
@@ -209,7 +209,7 @@ struct StateMachineTests {
         _ = machine.resend(after: 2, reason: .redirect)
         #expect(machine.counters == .init(retried: 0, authenticationFailures: 1, redirects: 1))
         // A new run counts from zero.
-        _ = machine.restart(activity: nil)
+        _ = machine.restart(plan: .inline, activity: nil)
         #expect(machine.counters == .init())
     }
 
@@ -217,7 +217,7 @@ struct StateMachineTests {
     func deadline() {
         var machine = Machine()
         start(&machine)
-        _ = machine.restart(activity: nil)
+        _ = machine.restart(plan: .inline, activity: nil)
         let old = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         #expect(old == nil)
         let current = machine.deadlinePassed(run: 2, error: HTTPError.deadlineExceeded(1))
@@ -243,7 +243,7 @@ struct StateMachineTests {
             let actions: Machine.Actions?
             switch stop {
             case "cancel": actions = machine.cancel(explicitly: false)
-            case "restart": actions = machine.restart(activity: nil).1
+            case "restart": actions = machine.restart(plan: .inline, activity: nil).1
             default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
             }
             let handedBack = try required(actions, stop)
@@ -297,16 +297,16 @@ struct StateMachineTests {
     func activity() throws {
         let activity = Activity()
         var machine = Machine()
-        guard case .send(_, let begun) = machine.start(Self.completion, activity: activity) else {
+        guard case .send(_, let begun) = machine.start(Self.completion, plan: .inline, activity: activity) else {
             Issue.record("start refused")
             return
         }
         #expect(begun.activityToBegin != nil)
-        let restarted = machine.restart(activity: activity).1
+        let restarted = machine.restart(plan: .inline, activity: activity).1
         #expect(restarted.activityToBegin == nil && restarted.activityToEnd == nil, "a restart keeps the run's count")
         let ended = try required(machine.cancel(explicitly: true))
         #expect(ended.activityToEnd as? Activity === activity)
-        let again = machine.restart(activity: activity).1
+        let again = machine.restart(plan: .inline, activity: activity).1
         #expect(again.activityToBegin as? Activity === activity, "a restart after the end counts again")
         _ = completed(&machine, machine.attempt)
         let finished = try required(machine.processingCompleted(attempt: machine.attempt, error: nil))
@@ -316,12 +316,33 @@ struct StateMachineTests {
     @Test("a restart keeps the last start's completion handler")
     func restartKeepsCompletion() throws {
         var machine = Machine()
-        _ = machine.start(Self.awaited, activity: nil)
+        _ = machine.start(Self.awaited, plan: .inline, activity: nil)
         _ = machine.failed(attempt: 1, error: HTTPError.cancelled)
-        let (attempt, _) = machine.restart(activity: nil)
+        let (attempt, _) = machine.restart(plan: .inline, activity: nil)
         _ = completed(&machine, attempt)
         let finished = try required(machine.processingCompleted(attempt: attempt, error: nil))
-        #expect(finished.delivery?.completion.notifiesExplicitCancel == true)
-        #expect(finished.delivery?.error == nil)
+        #expect(finished.completion?.delivery == .awaited)
+        #expect(finished.ended?.outcome.error == nil)
+    }
+
+    @Test("a run ends with the plan it began with: a restart's, not the start's; a refused start changes neither")
+    func runEndsWithItsPlan() throws {
+        let first = HTTPCycle.Plan(handlers: .main)
+        let second = HTTPCycle.Plan(handlers: .inline)
+        var machine = Machine()
+        _ = machine.start(Self.completion, plan: first, activity: nil)
+        guard case .rejectAlreadyRunning = machine.start(Self.awaited, plan: second, activity: nil) else {
+            Issue.record("a second start while running was not refused")
+            return
+        }
+        #expect(machine.plan.handlers === first.handlers)
+        let cancelled = try required(machine.cancel(explicitly: false))
+        #expect(cancelled.ended?.plan.handlers === first.handlers)
+        #expect(cancelled.completion?.delivery == .queue)
+        let (attempt, restarted) = machine.restart(plan: second, activity: nil)
+        #expect(restarted.ended == nil, "a restart ends no run for the monitors: the cycle tells them")
+        _ = completed(&machine, attempt)
+        let finished = try required(machine.processingCompleted(attempt: attempt, error: nil))
+        #expect(finished.ended?.plan.handlers === second.handlers)
     }
 }
