@@ -39,20 +39,20 @@ extension HTTPCycle {
 
     /// The body to upload instead of ``HTTPRequest/data``; `nil` for an ordinary request.
     public var uploadSource: UploadSource? {
-        get { locked.withLock { $0.settings.uploadSource } }
-        set { locked.withLock { $0.settings.uploadSource = newValue } }
+        get { setup.withLock { $0.uploadSource } }
+        set { setup.withLock { $0.uploadSource = newValue } }
     }
 
     /// Reports upload progress.
     public var didSendBodyDataHandler: DidSendBodyDataHandler? {
-        get { locked.withLock { $0.settings.didSendBodyData } }
-        set { locked.withLock { $0.settings.didSendBodyData = newValue } }
+        get { setup.withLock { $0.didSendBodyData } }
+        set { setup.withLock { $0.didSendBodyData = newValue } }
     }
 
     /// Reports download progress; setting it alone doesn't make the cycle a download.
     public var didWriteDataHandler: DidWriteBodyDataHandler? {
-        get { locked.withLock { $0.settings.didWriteData } }
-        set { locked.withLock { $0.settings.didWriteData = newValue } }
+        get { setup.withLock { $0.didWriteData } }
+        set { setup.withLock { $0.didWriteData = newValue } }
     }
 
     /// What receives the response body and makes ``HTTPResponse/content`` from it; `nil` (the
@@ -69,10 +69,10 @@ extension HTTPCycle {
     /// ends the cycle with a ``ContentHandlerError`` when the response doesn't meet them; a status
     /// the session treats as a failure still ends it with ``HTTPError/statusCodeSeemsToHaveErred(_:)``.
     /// ``HTTPResponse/data`` holds the body when the handler is an ``Accumulator``. Ignored while a
-    /// ``downloadFileHandler`` is set. Changes apply to the next attempt.
+    /// ``downloadFileHandler`` is set. Changes apply to the next start.
     public var contentHandler: (any ContentHandler)? {
-        get { locked.withLock { $0.settings.contentHandler } }
-        set { locked.withLock { $0.settings.contentHandler = newValue } }
+        get { setup.withLock { $0.contentHandler } }
+        set { setup.withLock { $0.contentHandler = newValue } }
     }
 
     /// How the body of every attempt is written to a file instead of memory, for a download.
@@ -87,11 +87,11 @@ extension HTTPCycle {
     }
 
     /// What the caller configured, as it is now.
-    var settings: Settings { locked.withLock { $0.settings } }
+    var settings: Settings { setup.withLock { $0 } }
 
-    /// Changes what the caller configured, at once and under the cycle's lock: for the features and
+    /// Changes what the caller configured, at once and under its lock: for the features and
     /// convenience methods that set several settings of a cycle they made.
     func configure(_ change: (inout Settings) -> Void) {
-        locked.withLock { change(&$0.settings) }
+        setup.withLock { change(&$0) }
     }
 }

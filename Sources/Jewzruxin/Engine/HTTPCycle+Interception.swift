@@ -28,19 +28,16 @@ extension HTTPCycle {
         }
     }
 
-    /// Sends `request` as `attempt`, adapted by `interceptors` first when there are any.
-    func adaptAndTransmit(_ request: HTTPRequest, attempt: Int, interceptors: [any HTTPInterceptor]) {
+    /// Sends `request` as `attempt` of the run of `plan`, adapted by `interceptors` first when there
+    /// are any.
+    func adaptAndTransmit(_ request: HTTPRequest, attempt: Int, plan: Plan, interceptors: [any HTTPInterceptor]) {
         guard !interceptors.isEmpty else {
-            transmit(request, attempt: attempt)
+            transmit(request, attempt: attempt, plan: plan)
             return
         }
         let task = InterceptionTask()
-        // The run's task context when the adaptation began, `.none` when the attempt went stale.
-        let began: TaskContext?? = locked.withLock { s in
-            s.machine.adaptationBegan(attempt: attempt, task: task) ? .some(s.machine.plan.taskContext) : .none
-        }
-        guard let context = began else { return }
-        task.run(in: context) {
+        guard locked.withLock({ $0.adaptationBegan(attempt: attempt, task: task) }) else { return }
+        task.run(in: plan.taskContext) {
             var adapted = request
             do {
                 for interceptor in interceptors {
@@ -51,8 +48,8 @@ extension HTTPCycle {
                 self.fail(attempt: attempt, error: error)
                 return
             }
-            guard self.locked.withLock({ $0.machine.isCurrent(attempt) }) else { return }
-            self.transmit(adapted, attempt: attempt)
+            guard self.locked.withLock({ $0.isCurrent(attempt) }) else { return }
+            self.transmit(adapted, attempt: attempt, plan: plan)
         }
     }
 
@@ -61,7 +58,7 @@ extension HTTPCycle {
     func askInterceptors(_ interceptors: [any HTTPInterceptor], about failure: Failure, attempt: Int) {
         let task = InterceptionTask()
         let began: TaskContext?? = locked.withLock { s in
-            s.machine.retryDecisionBegan(after: attempt, task: task) ? .some(s.machine.plan.taskContext) : .none
+            s.retryDecisionBegan(after: attempt, task: task) ? .some(s.plan.taskContext) : .none
         }
         guard let context = began else { return }
         let attemptFailure = failure.attemptFailure

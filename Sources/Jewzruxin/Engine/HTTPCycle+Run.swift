@@ -26,14 +26,10 @@ extension HTTPCycle {
         actions.activityToBegin?.runBegan()
         actions.activityToEnd?.runEnded()
         guard let (outcome, plan) = actions.ended else { return }
-        let (observers, reportsProgress) = locked.withLock { s in
-            defer { s.progressObservers = [] }
-            return (s.progressObservers, s.settings.reportsProgress)
-        }
         for monitor in plan.monitors { monitor.cycle(self, didFinishWith: outcome.error) }
-        for observer in observers { observer.continuation.finish() }
+        for observer in actions.observersToFinish { observer.continuation.finish() }
         if let completion = actions.completion {
-            deliver(outcome, to: completion, plan: plan, waits: outcome.download != nil || reportsProgress)
+            deliver(outcome, to: completion, plan: plan, waits: outcome.download != nil || plan.settings.reportsProgress)
         }
     }
 
@@ -55,7 +51,7 @@ extension HTTPCycle {
         case .inline, .awaited: first
         }
         first.enqueue {
-            self.handOver(outcome.download)
+            self.handOver(outcome.download, plan: plan)
             if place === first || place.runs(on: first) {
                 completion.handler(self, outcome.error)
             } else {
@@ -64,26 +60,28 @@ extension HTTPCycle {
         }
     }
 
-    /// Gives a finished download, if any, to the download handler, then removes it.
-    private func handOver(_ file: URL?) {
+    /// Gives a finished download, if any, to the download handler of the run's `plan`, then
+    /// removes it.
+    private func handOver(_ file: URL?, plan: Plan) {
         guard let file else { return }
-        if let download = locked.withLock({ $0.settings.download }) { download.handler(self, file) }
+        plan.settings.download?.handler(self, file)
         Self.removeDownload(file)
     }
 
     // MARK: Sending
 
+    /// Sends the run's request as `attempt`, if it is still the attempt in progress: through the
+    /// request processors (on the worker queue), the interceptors, then the transport.
     func send(attempt: Int) {
-        let (request, ownProcessors, ownInterceptors) = locked.withLock {
-            ($0.settings.request, $0.settings.requestProcessors, $0.settings.interceptors)
-        }
+        guard let plan = locked.withLock({ $0.isCurrent(attempt) ? $0.plan : nil }) else { return }
+        let request = plan.settings.request
         let processors: [HTTPProcessor]
         let interceptors: [any HTTPInterceptor]
-        if let ownProcessors, let ownInterceptors {
+        if let ownProcessors = plan.settings.requestProcessors, let ownInterceptors = plan.settings.interceptors {
             (processors, interceptors) = (ownProcessors, ownInterceptors)
         } else {
             let defaults = session.sendDefaults
-            (processors, interceptors) = (ownProcessors ?? defaults.requestProcessors, ownInterceptors ?? defaults.interceptors)
+            (processors, interceptors) = (plan.settings.requestProcessors ?? defaults.requestProcessors, plan.settings.interceptors ?? defaults.interceptors)
         }
         guard !processors.isEmpty else {
             // An object with no processor to turn it into a body would be dropped in silence.
@@ -91,7 +89,7 @@ extension HTTPCycle {
                 fail(attempt: attempt, error: HTTPError.unprocessedRequestObject(type: String(describing: type(of: object))))
                 return
             }
-            adaptAndTransmit(request, attempt: attempt, interceptors: interceptors)
+            adaptAndTransmit(request, attempt: attempt, plan: plan, interceptors: interceptors)
             return
         }
         session.workerQueue.addOperation {
@@ -102,27 +100,24 @@ extension HTTPCycle {
                 self.fail(attempt: attempt, error: error)
                 return
             }
+            guard self.locked.withLock({ $0.isCurrent(attempt) }) else { return }
+            // The cycle shows the request as the processors made it (the seeds' `cycle.request`).
             let processed = request
-            let current = self.locked.withLock { s -> Bool in
-                guard s.machine.isCurrent(attempt) else { return false }
-                s.settings.request = processed
-                return true
-            }
-            if current { self.adaptAndTransmit(processed, attempt: attempt, interceptors: interceptors) }
+            self.setup.withLock { $0.request = processed }
+            self.adaptAndTransmit(processed, attempt: attempt, plan: plan, interceptors: interceptors)
         }
     }
 
-    /// Puts `request` on the wire as `attempt`, as an upload when the cycle has an upload source
-    /// (unless `keepsUpload` is `false`).
-    func transmit(_ request: HTTPRequest, attempt: Int, keepsUpload: Bool = true) {
+    /// Puts `request` on the wire as `attempt` of the run of `plan`, as an upload when the run has
+    /// an upload source (unless `keepsUpload` is `false`).
+    func transmit(_ request: HTTPRequest, attempt: Int, plan: Plan, keepsUpload: Bool = true) {
         if let error = Self.headerError(in: request) {
             fail(attempt: attempt, error: error)
             return
         }
-        let (source, download, handler, authentications, monitors) = locked.withLock {
-            (keepsUpload ? $0.settings.uploadSource : nil, $0.settings.download, $0.settings.contentHandler, $0.settings.authentications,
-             $0.machine.plan.monitors)
-        }
+        let settings = plan.settings
+        let source = keepsUpload ? settings.uploadSource : nil
+        let download = settings.download
         var request = request
         if case .multipart(let form)? = source {
             // A missing file or a bad part header ends the attempt here, before anything is sent,
@@ -136,7 +131,7 @@ extension HTTPCycle {
             request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         }
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
-        request.connectionCredentials = Self.connectionCredentials(in: authentications ?? session.authentications)
+        request.connectionCredentials = Self.connectionCredentials(in: settings.authentications ?? session.authentications)
         let feed: ContentFeed
         if let continuation = download?.continuation {
             // Every attempt (a retry, a redirect, a restart) asks for what the file lacks now.
@@ -146,7 +141,7 @@ extension HTTPCycle {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
             feed = ContentFeed(handler: download.makeWriter(file), download: file)
         } else {
-            feed = handler.map { ContentFeed(handler: $0) } ?? .implicit()
+            feed = settings.contentHandler.map { ContentFeed(handler: $0) } ?? .implicit()
         }
         let transport = session.transport(for: request.url)
         // What goes on the wire, and what the monitors hear of: the request with the fields the
@@ -158,18 +153,16 @@ extension HTTPCycle {
         let events = session.transfers.register(self, attempt: attempt)
         feed.setPacesTransfer(transport.pacesBodyToHandler)
         let transfer = transport.makeTransfer(for: sent, upload: source, events: events)
-        let started = locked.withLock { s in
-            s.machine.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request)
-        }
+        let started = locked.withLock { $0.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request) }
         // Resumed after the lock is released, as every transport call is: a transport may encode the
         // request, read cookie storage or write to a socket here. A cancel that comes in between
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
-            if !monitors.isEmpty {
+            if !plan.monitors.isEmpty {
                 // The completed fields in the request's URLRequest, where a monitor reads them: made
                 // only for monitors, since it costs a Foundation dictionary.
                 let shown = sent.showingCompletedFields
-                for monitor in monitors { monitor.cycle(self, willSend: shown) }
+                for monitor in plan.monitors { monitor.cycle(self, willSend: shown) }
             }
             transfer.resume()
         } else {
@@ -194,15 +187,16 @@ extension HTTPCycle {
 
     /// The run of `attempt` failed before anything was sent.
     func fail(attempt: Int, error: any Error) {
-        let actions = locked.withLock { $0.machine.failed(attempt: attempt, error: error) }
+        let actions = locked.withLock { $0.failed(attempt: attempt, error: error) }
         if let actions { perform(actions) }
     }
 
     // MARK: Deadline
 
-    /// Arms the overall deadline of `run`, when one shorter than URLSession's default (7 days) is set.
-    func scheduleDeadline(run: Int) {
-        let interval = timeoutIntervalForResource ?? session.resourceTimeout
+    /// Arms the overall deadline of `run`, which goes by `plan`, when one shorter than URLSession's
+    /// default (7 days) is set.
+    func scheduleDeadline(run: Int, plan: Plan) {
+        let interval = plan.settings.timeoutIntervalForResource ?? session.resourceTimeout
         guard interval > 0, interval < HTTPSession.unsetResourceTimeout else { return }
         // The timer is never cancelled: when it fires after its run has ended, the state machine
         // ignores it. It holds the cycle weakly so that it doesn't keep a finished cycle alive.
@@ -212,9 +206,7 @@ extension HTTPCycle {
     }
 
     private func deadlinePassed(run: Int, interval: TimeInterval) {
-        let actions = locked.withLock { s in
-            s.machine.deadlinePassed(run: run, error: HTTPError.deadlineExceeded(interval))
-        }
+        let actions = locked.withLock { $0.deadlinePassed(run: run, error: HTTPError.deadlineExceeded(interval)) }
         if let actions { perform(actions) }
     }
 
@@ -222,7 +214,7 @@ extension HTTPCycle {
 
     /// Waits `delay` seconds, then sends again after `error`; `false` if the cycle moved on meanwhile.
     func scheduleRetry(after attempt: Int, error: any Error, delay: TimeInterval) -> Bool {
-        let waiting = locked.withLock { s in s.machine.waitToRetry(after: attempt).map { ($0, s.machine.plan.monitors) } }
+        let waiting = locked.withLock { s in s.waitToRetry(after: attempt).map { ($0, s.plan.monitors) } }
         guard let (feed, monitors) = waiting else { return false }
         feed.abandon()
         for monitor in monitors { monitor.cycle(self, willRetryAfter: error, delay: delay) }
@@ -234,7 +226,7 @@ extension HTTPCycle {
     }
 
     private func retryWaitEnded(after attempt: Int) {
-        let next = locked.withLock { $0.machine.retry(after: attempt) }
+        let next = locked.withLock { $0.retry(after: attempt) }
         if let next { send(attempt: next) }
     }
 
@@ -243,8 +235,8 @@ extension HTTPCycle {
     /// - Parameter keepsUpload: Whether an upload's body goes again (not after a redirect that
     ///   turns the request into a GET).
     func resend(_ request: HTTPRequest, after attempt: Int, reason: StateMachine.ResendReason, keepsUpload: Bool = true) {
-        let next = locked.withLock { $0.machine.resend(after: attempt, reason: reason) }
-        if let next { transmit(request, attempt: next, keepsUpload: keepsUpload) }
+        let next = locked.withLock { s in s.resend(after: attempt, reason: reason).map { ($0, s.plan) } }
+        if let (next, plan) = next { transmit(request, attempt: next, plan: plan, keepsUpload: keepsUpload) }
     }
 
     // MARK: Finishing
@@ -255,7 +247,7 @@ extension HTTPCycle {
     /// download's file, whole, which a resume then finds complete).
     func finish(attempt: Int, response: HTTPResponse, error: (any Error)?, download: URL? = nil, keepsDownload: Bool = false) {
         let actions = locked.withLock { s -> StateMachine.Actions? in
-            guard let actions = s.machine.processingCompleted(attempt: attempt, error: error, download: download) else { return nil }
+            guard let actions = s.processingCompleted(attempt: attempt, error: error, download: download) else { return nil }
             s.response.takeOutcome(of: response)
             return actions
         }

@@ -97,9 +97,11 @@ extension HTTPCycle {
             var interceptionToCancel: InterceptionTask?
             var activityToBegin: (any RunActivity)?
             var activityToEnd: (any RunActivity)?
-            /// The run ended so, and went by this plan: for its event monitors and progress
-            /// sequences, and for the completion, if any.
+            /// The run ended so, and went by this plan: for its event monitors, and for the
+            /// completion, if any.
             var ended: (outcome: Outcome, plan: Plan)?
+            /// The progress sequences of the run that ended, to finish.
+            var observersToFinish: [ProgressObserver] = []
             /// The completion handler to give ``ended`` to: `nil` after an explicit cancel, which
             /// nobody hears of unless a task awaits the run.
             var completion: Completion?
@@ -119,7 +121,20 @@ extension HTTPCycle {
         /// The handler of the last start; restarts keep it.
         private(set) var completion: Completion?
         /// What the current (or last) run goes by.
-        private(set) var plan = Plan.inline
+        private(set) var plan: Plan
+        /// The response of the current or last run, as the cycle shows it (its head, then its
+        /// outcome); the caller may change it until the next run begins.
+        var response = HTTPResponse()
+        /// Whether the last cancel was explicit.
+        private(set) var explicitlyCanceling = false
+        /// The progress sequences to feed until the run ends; those added before a run are kept for
+        /// it.
+        var progressObservers: [ProgressObserver] = []
+
+        /// A machine whose cycle has not run, configured as `plan` says.
+        init(plan: Plan) {
+            self.plan = plan
+        }
         /// The activity the run in progress counts in, ended with the run.
         private var activity: (any RunActivity)?
 
@@ -181,6 +196,7 @@ extension HTTPCycle {
         mutating func cancel(explicitly: Bool) -> Actions? {
             guard isActive else { return nil }
             var actions = Actions()
+            explicitlyCanceling = explicitly
             end(.cancelled, Outcome(error: HTTPError.cancelled), &actions)
             if let completion, !explicitly || completion.delivery == .awaited { actions.completion = completion }
             return actions
@@ -317,6 +333,8 @@ extension HTTPCycle {
         private mutating func beginRun(_ plan: Plan, activity: (any RunActivity)?, _ actions: inout Actions) {
             run += 1
             self.plan = plan
+            response = HTTPResponse()
+            explicitlyCanceling = false
             counters = Counters()
             // A restart of an active run keeps counting in the activity it began.
             if self.activity == nil, let activity {
@@ -354,6 +372,7 @@ extension HTTPCycle {
             release(&actions)
             self.phase = phase
             actions.ended = (outcome, plan)
+            swap(&actions.observersToFinish, &progressObservers)
             actions.activityToEnd = activity
             activity = nil
         }

@@ -120,11 +120,12 @@ extension HTTPCycle {
     /// - Throws: ``HTTPError/alreadyRunning`` when a run is in progress.
     package func prepareStream() throws -> ByteStream {
         let body = BodyStream(cycle: self)
-        let configured = locked.withLock { s -> Bool in
-            guard !s.machine.isActive else { return false }
-            s.settings.contentHandler = body
-            s.settings.responseProcessors = []
-            s.settings.download = nil
+        // The settings' lock, then the machine's: the one place both are held, in this order.
+        let configured = setup.withLock { settings -> Bool in
+            guard !locked.withLock({ $0.isActive }) else { return false }
+            settings.contentHandler = body
+            settings.responseProcessors = []
+            settings.download = nil
             return true
         }
         guard configured else { throw HTTPError.alreadyRunning }
@@ -161,7 +162,7 @@ extension HTTPCycle {
             self?.locked.withLock { s in s.progressObservers.removeAll { $0.id == observer.id } }
         }
         let ended = locked.withLock { s -> Bool in
-            switch s.machine.state {
+            switch s.state {
             case .finished, .cancelled: return true
             case .idle, .running, .processing, .waitingToRetry:
                 s.progressObservers.append(observer)

@@ -16,9 +16,9 @@ extension HTTPCycle {
     /// A response head arrived: `response` has it and no body.
     func transportDidReceive(_ response: HTTPResponse, attempt: Int) throws {
         let taken = locked.withLock { s -> (ContentFeed, [any HTTPEventMonitor])? in
-            guard let feed = s.machine.feed(of: attempt) else { return nil }
+            guard let feed = s.feed(of: attempt) else { return nil }
             s.response.head = response.head
-            return (feed, s.machine.plan.monitors)
+            return (feed, s.plan.monitors)
         }
         guard let (feed, monitors) = taken else { return }
         for monitor in monitors { monitor.cycle(self, didReceive: response) }
@@ -27,12 +27,12 @@ extension HTTPCycle {
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
         let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerDelivery, [ProgressObserver])? in
-            guard let feed = s.machine.feed(of: attempt) else { return nil }
+            guard let feed = s.feed(of: attempt) else { return nil }
             // The response (for its expected length) only for progress: a chunk of a response
             // without a handler or a sequence for it needn't copy it.
-            let handler = s.settings.didWriteData
+            let handler = s.plan.settings.didWriteData
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .received }
-            return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.machine.plan.handlers, observers)
+            return (feed, handler, handler == nil && observers.isEmpty ? nil : s.response, s.plan.handlers, observers)
         }
         guard let (feed, handler, response, handlers, observers) = taken, let progress = try feed.append(chunk), let response else { return }
         let total = progress.completed
@@ -48,18 +48,18 @@ extension HTTPCycle {
 
     func transportDidCollect(_ metrics: HTTPTransferMetrics, attempt: Int) {
         let monitors = locked.withLock { s -> [any HTTPEventMonitor] in
-            guard s.machine.isCurrent(attempt) else { return [] }
+            guard s.isCurrent(attempt) else { return [] }
             s.response.metrics = metrics
-            return s.machine.plan.monitors
+            return s.plan.monitors
         }
         for monitor in monitors { monitor.cycle(self, didCollect: metrics) }
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
         let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerDelivery, [ProgressObserver])? in
-            guard s.machine.isCurrent(attempt) else { return nil }
+            guard s.isCurrent(attempt) else { return nil }
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .sent }
-            return (s.settings.didSendBodyData, s.machine.plan.handlers, observers)
+            return (s.plan.settings.didSendBodyData, s.plan.handlers, observers)
         }
         guard let (handler, handlers, observers) = taken else { return }
         if !observers.isEmpty {
@@ -73,65 +73,39 @@ extension HTTPCycle {
     /// without waiting for the transport to report the cancel (URLSession on Linux may take seconds,
     /// or deliver the rest of the body first). Its late callbacks are then ignored.
     func transportDidFail(_ error: any Error, attempt: Int) {
-        let transfer = locked.withLock { $0.machine.consumerFailed(attempt: attempt, error: error) }
+        let transfer = locked.withLock { $0.consumerFailed(attempt: attempt, error: error) }
         guard let transfer else { return }
         transfer.cancel()
         transportDidComplete(error: error, attempt: attempt)
     }
 
-    /// What a finished transfer left, with what the judgement needs, taken out under the lock.
-    private struct Finished {
-        var response: HTTPResponse
-        var sent: HTTPRequest
-        var feed: ContentFeed
-        var error: (any Error)?
-        var responseProcessors: [HTTPProcessor]?
-        var authentications: [any HTTPAuthenticator]?
-        var interceptors: [any HTTPInterceptor]?
-        var continuation: (any DownloadContinuation)?
-        var counters: StateMachine.Counters
-        var solicited: Bool
-        var retryableMethods: Set<HTTPMethod>?
-        var runStart: MonotonicTime
-    }
-
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        var taken = locked.withLock { s -> Finished? in
-            guard let completed = s.machine.transportCompleted(attempt: attempt, error: transportError) else { return nil }
-            return Finished(
-                response: s.response, sent: completed.sentRequest ?? s.settings.request, feed: completed.feed,
-                error: completed.error.map(Self.mapTransportError),
-                responseProcessors: s.settings.responseProcessors, authentications: s.settings.authentications,
-                interceptors: s.settings.interceptors, continuation: s.settings.download?.continuation, counters: s.machine.counters, solicited: s.settings.solicited,
-                retryableMethods: s.settings.retryableMethods, runStart: s.machine.plan.began)
+        let taken = locked.withLock { s -> (StateMachine.Completed, HTTPResponse, counters: StateMachine.Counters, Plan)? in
+            guard let completed = s.transportCompleted(attempt: attempt, error: transportError) else { return nil }
+            return (completed, s.response, s.counters, s.plan)
         }
-        // Taken, not copied: what finished holds a response, a request and their references.
-        guard var finished = taken.take() else { return }
-        finished.response.data = finished.feed.bodySoFar
-        judge(finished, attempt: attempt)
-    }
-
-    /// Carries out what the judgement (``Judge/next(after:)``) makes of a finished transfer.
-    private func judge(_ finished: Finished, attempt: Int) {
-        let feed = finished.feed
+        guard let (completed, response, counters, plan) = taken else { return }
+        let settings = plan.settings
+        let feed = completed.feed
         let judge = Judge(
-            authentications: finished.authentications ?? session.authentications,
+            authentications: settings.authentications ?? session.authentications,
             redirectPolicy: session.redirectPolicy,
             isFailureStatus: { [session] in session.shouldTreatStatusCodeAsFailure($0) },
             unavailableAuthentication: { self.unavailableAuthentication($0, sent: $1) })
-        let interceptors = finished.interceptors ?? session.interceptors
+        let interceptors = settings.interceptors ?? session.interceptors
         var outcome = AttemptOutcome(
-            response: finished.response, sent: finished.sent, error: finished.error, counters: finished.counters,
-            solicited: finished.solicited, retryableMethods: finished.retryableMethods,
-            elapsed: Double(MonotonicTime.now.nanoseconds &- finished.runStart.nanoseconds) / 1e9)
+            response: response, sent: completed.sentRequest ?? settings.request, error: completed.error.map(Self.mapTransportError),
+            counters: counters, solicited: settings.solicited, retryableMethods: settings.retryableMethods,
+            elapsed: Double(MonotonicTime.now.nanoseconds &- plan.began.nanoseconds) / 1e9)
+        outcome.response.data = feed.bodySoFar
         outcome.hasPublishedBody = feed.hasPublishedBody
         outcome.hasInterceptors = !interceptors.isEmpty
-        if let continuation = finished.continuation {
+        if let continuation = settings.download?.continuation {
             outcome.downloadVerdict = { response in continuation.verdict(on: response) }
         }
         outcome.refusal = { response in feed.refusal(for: response) }
         carryOut(judge.next(after: outcome), attempt: attempt, feed: feed,
-                 responseProcessors: finished.responseProcessors, interceptors: interceptors)
+                 responseProcessors: settings.responseProcessors, interceptors: interceptors)
     }
 
     /// Carries out what comes after `attempt`: the one place a judgement's answer is acted on.

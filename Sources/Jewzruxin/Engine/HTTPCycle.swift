@@ -20,7 +20,11 @@ public final class HTTPCycle: Sendable {
     /// The session that runs this cycle.
     public let session: HTTPSession
 
-    let locked: Locked<Guarded>
+    /// What the caller configured, read when a run begins.
+    let setup: Locked<Settings>
+
+    /// The run: its state machine, alone under this lock.
+    let locked: Locked<StateMachine>
 
     /// The handler of a start, and where it runs.
     struct Completion: Sendable {
@@ -29,7 +33,7 @@ public final class HTTPCycle: Sendable {
     }
 
     /// Where a run's completion handler runs, as the start that began the run asked: the one value
-    /// that decides it (``HTTPCycle/deliver(_:to:plan:)`` carries it out).
+    /// that decides it (``HTTPCycle/deliver(_:to:plan:waits:)`` carries it out).
     enum Delivery: Sendable, Equatable {
         /// On the run's handler queue (the cycle's ``handlerQueue``, else the session's): ``start(_:)``.
         case queue
@@ -44,34 +48,35 @@ public final class HTTPCycle: Sendable {
         case awaited
     }
 
-    /// What a run goes by, fixed when it begins (a start or a restart), kept by the state machine.
-    struct Plan: Sendable {
+    /// What a run goes by, fixed when it begins (a start or a restart) and kept by the state
+    /// machine: immutable, read without copying what it holds.
+    final class Plan: Sendable {
+        /// The caller's settings when the run began.
+        let settings: Settings
         /// Where the run's handler calls go: its progress and download handlers, and its completion
         /// when ``Delivery/queue``.
-        var handlers: HandlerDelivery
+        let handlers: HandlerDelivery
         /// What hears the run's events: the session's monitors when it began.
-        var monitors: [any HTTPEventMonitor] = []
+        let monitors: [any HTTPEventMonitor]
         /// When the run began, for the retry strategy's time limit.
-        var began = MonotonicTime(nanoseconds: 0)
+        let began: MonotonicTime
         /// The task-local values of the run's caller, for its interceptors; `nil` when it has none
         /// or began outside a task.
-        var taskContext: TaskContext?
+        let taskContext: TaskContext?
 
-        /// Calls made where they come, heard by no monitor: before a cycle's first run.
-        static let inline = Plan(handlers: .inline)
+        init(
+            settings: Settings, handlers: HandlerDelivery, monitors: [any HTTPEventMonitor] = [],
+            began: MonotonicTime = .now, taskContext: TaskContext? = nil
+        ) {
+            self.settings = settings
+            self.handlers = handlers
+            self.monitors = monitors
+            self.began = began
+            self.taskContext = taskContext
+        }
     }
 
-    /// What the cycle's lock guards: its lifecycle, what the caller configured, and the response.
-    struct Guarded: Sendable {
-        var machine = StateMachine()
-        var settings: Settings
-        var response = HTTPResponse()
-        var explicitlyCanceling = false
-        /// The progress sequences to feed until the run ends.
-        var progressObservers: [ProgressObserver] = []
-    }
-
-    /// What the caller configured: read when a run or an attempt begins.
+    /// What the caller configured: frozen into a run's ``Plan`` when the run begins.
     struct Settings: Sendable {
         /// The request as configured, after the request processors.
         var request: HTTPRequest
@@ -100,17 +105,18 @@ public final class HTTPCycle: Sendable {
     ///   - requestMethod: The method, `GET` by default.
     ///   - session: The session to run on, ``HTTPSession/default`` by default.
     public init(requestURL: URL, requestMethod: HTTPMethod = .get, session: HTTPSession = .default) {
+        let settings = Settings(request: HTTPRequest(url: requestURL, method: requestMethod))
         self.session = session
-        self.locked = Locked(Guarded(
-            settings: Settings(request: HTTPRequest(url: requestURL, method: requestMethod))))
+        self.setup = Locked(settings)
+        self.locked = Locked(StateMachine(plan: Plan(settings: settings, handlers: .inline)))
     }
 
     // MARK: Properties
 
     /// The request to send. Changes apply to the next start; request processors update it.
     public var request: HTTPRequest {
-        get { locked.withLock { $0.settings.request } }
-        set { locked.withLock { $0.settings.request = newValue } }
+        get { setup.withLock { $0.request } }
+        set { setup.withLock { $0.request = newValue } }
     }
 
     /// The response of the current or last run; empty until one arrives.
@@ -123,26 +129,26 @@ public final class HTTPCycle: Sendable {
     }
 
     /// Where the cycle is in its life.
-    public var state: State { locked.withLock { $0.machine.state } }
+    public var state: State { locked.withLock { $0.state } }
 
     /// A name for the cycle, free for the caller (a service can find its cycles by it).
     public var identifier: String {
-        get { locked.withLock { $0.settings.identifier } }
-        set { locked.withLock { $0.settings.identifier = newValue } }
+        get { setup.withLock { $0.identifier } }
+        set { setup.withLock { $0.identifier = newValue } }
     }
 
     /// Whether the user asked for this request directly (a pull to refresh, a button): such a cycle
     /// is resent after any error, without limit, until a response succeeds or it is cancelled.
     public var solicited: Bool {
-        get { locked.withLock { $0.settings.solicited } }
-        set { locked.withLock { $0.settings.solicited = newValue } }
+        get { setup.withLock { $0.solicited } }
+        set { setup.withLock { $0.solicited = newValue } }
     }
 
     /// Whether the last cancel was explicit (its completion handler is then not called).
     public var explicitlyCanceling: Bool { locked.withLock { $0.explicitlyCanceling } }
 
     /// How many times the current run has been resent after a failure.
-    public var retriedCount: Int { locked.withLock { $0.machine.counters.retried } }
+    public var retriedCount: Int { locked.withLock { $0.counters.retried } }
 
     /// Where this cycle's handlers run (completion, progress, download); `nil` uses the session's
     /// ``HTTPSession/handlerQueue``. A change applies to the runs that begin after it.
@@ -150,37 +156,37 @@ public final class HTTPCycle: Sendable {
     /// ``HandlerQueue/inline`` runs them where each event happens, without a hop: the fastest
     /// choice, for handlers that are short and never block.
     public var handlerQueue: HandlerQueue? {
-        get { locked.withLock { $0.settings.handlerQueue } }
-        set { locked.withLock { $0.settings.handlerQueue = newValue } }
+        get { setup.withLock { $0.handlerQueue } }
+        set { setup.withLock { $0.handlerQueue = newValue } }
     }
 
     /// Processors that prepare the request; `nil` uses the session's.
     public var requestProcessors: [HTTPProcessor]? {
-        get { locked.withLock { $0.settings.requestProcessors } }
-        set { locked.withLock { $0.settings.requestProcessors = newValue } }
+        get { setup.withLock { $0.requestProcessors } }
+        set { setup.withLock { $0.requestProcessors = newValue } }
     }
 
     /// Processors that turn the response's data into its object; `nil` uses the session's.
     public var responseProcessors: [HTTPProcessor]? {
-        get { locked.withLock { $0.settings.responseProcessors } }
-        set { locked.withLock { $0.settings.responseProcessors = newValue } }
+        get { setup.withLock { $0.responseProcessors } }
+        set { setup.withLock { $0.responseProcessors = newValue } }
     }
 
     /// What answers authentication challenges; `nil` uses the session's.
     public var authentications: [any HTTPAuthenticator]? {
-        get { locked.withLock { $0.settings.authentications } }
-        set { locked.withLock { $0.settings.authentications = newValue } }
+        get { setup.withLock { $0.authentications } }
+        set { setup.withLock { $0.authentications = newValue } }
     }
 
     /// What adapts this cycle's requests before they go and decides about retrying its failures;
     /// `nil` uses the session's ``HTTPSession/interceptors``.
     ///
     /// A list, even an empty one, replaces the session's: to add to them, write
-    /// `cycle.interceptors = cycle.session.interceptors + [mine]`. A change applies to the attempts
+    /// `cycle.interceptors = cycle.session.interceptors + [mine]`. A change applies to the runs
     /// that begin after it. See ``HTTPInterceptor`` for when each is called.
     public var interceptors: [any HTTPInterceptor]? {
-        get { locked.withLock { $0.settings.interceptors } }
-        set { locked.withLock { $0.settings.interceptors = newValue } }
+        get { setup.withLock { $0.interceptors } }
+        set { setup.withLock { $0.interceptors = newValue } }
     }
 
     /// The methods this cycle's request is resent for after a failure that may have reached the
@@ -195,16 +201,16 @@ public final class HTTPCycle: Sendable {
     /// A request with an `Idempotency-Key` header is resent whatever its method, and so is one whose
     /// attempt failed before a byte of it went out (a refused connection, a connect timeout).
     public var retryableMethods: Set<HTTPMethod>? {
-        get { locked.withLock { $0.settings.retryableMethods } }
-        set { locked.withLock { $0.settings.retryableMethods = newValue } }
+        get { setup.withLock { $0.retryableMethods } }
+        set { setup.withLock { $0.retryableMethods = newValue } }
     }
 
     /// The longest a run may take, retries included, before it ends with a `timedOut` error; `nil`
     /// uses the session configuration's `timeoutIntervalForResource` (which URLSession itself
     /// ignores on Linux, L10).
     public var timeoutIntervalForResource: TimeInterval? {
-        get { locked.withLock { $0.settings.timeoutIntervalForResource } }
-        set { locked.withLock { $0.settings.timeoutIntervalForResource = newValue } }
+        get { setup.withLock { $0.timeoutIntervalForResource } }
+        set { setup.withLock { $0.timeoutIntervalForResource = newValue } }
     }
 
     // MARK: Start, cancel, restart
@@ -237,11 +243,7 @@ public final class HTTPCycle: Sendable {
     /// - Parameter explicitly: `true` when the user asked for it: the completion handler is not
     ///   called. `false`: it is called with ``HTTPError/cancelled``.
     public func cancel(explicitly: Bool) {
-        let actions = locked.withLock { s -> StateMachine.Actions? in
-            guard let actions = s.machine.cancel(explicitly: explicitly) else { return nil }
-            s.explicitlyCanceling = explicitly
-            return actions
-        }
+        let actions = locked.withLock { $0.cancel(explicitly: explicitly) }
         if let actions { perform(actions) }
     }
 
@@ -251,66 +253,56 @@ public final class HTTPCycle: Sendable {
     /// that has finished can be restarted too.
     public func restart() {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
-        let (attempt, run, actions, replaced) = locked.withLock { s -> (Int, Int, StateMachine.Actions, [any HTTPEventMonitor]) in
+        let settings = setup.withLock { $0 }
+        let (attempt, run, plan, actions, replaced) = locked.withLock { s in
             // The run a restart replaces ends for the monitors that heard it begin.
-            let replaced = s.machine.isActive ? s.machine.plan.monitors : []
-            let plan = s.plan(for: s.machine.completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
-            let (attempt, actions) = s.machine.restart(plan: plan, activity: activity)
-            s.forgetLastRun()
-            return (attempt, s.machine.run, actions, replaced)
+            let replaced = s.isActive ? s.plan.monitors : []
+            let plan = Self.plan(settings, for: s.completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
+            let (attempt, actions) = s.restart(plan: plan, activity: activity)
+            return (attempt, s.run, plan, actions, replaced)
         }
         for monitor in replaced { monitor.cycle(self, didFinishWith: HTTPError.cancelled) }
         for monitor in monitors { monitor.cycleDidBegin(self) }
-        launch(run: run, attempt: attempt, after: actions)
+        launch(run: run, plan: plan, attempt: attempt, after: actions)
     }
 
     func begin(_ completion: Completion) {
         let (activity, handlerQueue, monitors, intercepts) = session.runDefaults
-        let (action, run, plan) = locked.withLock { s -> (StateMachine.StartAction, Int, Plan) in
-            let plan = s.plan(for: completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
-            let action = s.machine.start(completion, plan: plan, activity: activity)
-            if case .send = action { s.forgetLastRun() }
-            return (action, s.machine.run, plan)
-        }
+        let plan = Self.plan(setup.withLock { $0 }, for: completion, in: session, sessionQueue: handlerQueue, monitors: monitors, sessionIntercepts: intercepts)
+        let (action, run) = locked.withLock { s in (s.start(completion, plan: plan, activity: activity), s.run) }
         switch action {
         case .send(let attempt, let actions):
             for monitor in monitors { monitor.cycleDidBegin(self) }
-            launch(run: run, attempt: attempt, after: actions)
+            launch(run: run, plan: plan, attempt: attempt, after: actions)
         case .rejectAlreadyRunning:
             // Where a run of its own would deliver: the running run's plan is not the caller's.
             deliver(Outcome(error: HTTPError.alreadyRunning), to: completion, plan: plan, waits: false)
         }
     }
 
-    /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
-    private func launch(run: Int, attempt: Int, after actions: StateMachine.Actions) {
-        perform(actions)
-        scheduleDeadline(run: run)
-        send(attempt: attempt)
-    }
-}
-
-extension HTTPCycle.Guarded {
-    /// The plan of a run that begins now with `completion`: its handler calls go to the cycle's
-    /// handler queue, else the session's, except that an awaited run whose calls would go to the
-    /// main queue only because it is the session's delegate queue makes them inline: an `async`
-    /// caller must not depend on the main queue. Its events go to `monitors`. When the run will have
-    /// interceptors (its own, or the session's when `sessionIntercepts`), the caller's task-local
-    /// values are kept for them (``TaskContext``): made on the thread that begins the run.
-    func plan(
-        for completion: HTTPCycle.Completion?, in session: HTTPSession, sessionQueue: HandlerQueue,
+    /// The plan of a run that begins now with `settings` and `completion`: its handler calls go to
+    /// the cycle's handler queue, else the session's, except that an awaited run whose calls would
+    /// go to the main queue only because it is the session's delegate queue makes them inline: an
+    /// `async` caller must not depend on the main queue. Its events go to `monitors`. When the run
+    /// will have interceptors (its own, or the session's when `sessionIntercepts`), the caller's
+    /// task-local values are kept for them (``TaskContext``): made on the thread that begins the run.
+    static func plan(
+        _ settings: Settings, for completion: Completion?, in session: HTTPSession, sessionQueue: HandlerQueue,
         monitors: [any HTTPEventMonitor], sessionIntercepts: Bool
-    ) -> HTTPCycle.Plan {
+    ) -> Plan {
         let queue = settings.handlerQueue ?? sessionQueue
         var handlers = session.delivery(for: queue)
         if completion?.delivery == .awaited, queue.delivery == nil, handlers.isMain { handlers = .inline }
         let intercepts = settings.interceptors.map { !$0.isEmpty } ?? sessionIntercepts
-        return HTTPCycle.Plan(handlers: handlers, monitors: monitors, began: .now, taskContext: intercepts ? TaskContext.capture() : nil)
+        return Plan(
+            settings: settings, handlers: handlers, monitors: monitors, began: .now,
+            taskContext: intercepts ? TaskContext.capture() : nil)
     }
 
-    /// Clears what the cycle shows of the last run, as a new one begins.
-    mutating func forgetLastRun() {
-        response = HTTPResponse()
-        explicitlyCanceling = false
+    /// Carries out what beginning the run left to do, arms its deadline and sends its first attempt.
+    private func launch(run: Int, plan: Plan, attempt: Int, after actions: StateMachine.Actions) {
+        perform(actions)
+        scheduleDeadline(run: run, plan: plan)
+        send(attempt: attempt)
     }
 }

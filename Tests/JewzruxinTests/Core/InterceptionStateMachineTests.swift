@@ -18,8 +18,8 @@ struct InterceptionStateMachineTests {
 
     /// A machine whose first attempt is running, not sent yet.
     private func started() -> Machine {
-        var machine = Machine()
-        _ = machine.start(Self.completion, plan: .inline, activity: nil)
+        var machine = Machine(plan: .test())
+        _ = machine.start(Self.completion, plan: .test(), activity: nil)
         return machine
     }
 
@@ -53,7 +53,7 @@ struct InterceptionStateMachineTests {
         _ = machine.cancel(explicitly: true)
         let began = machine.adaptationBegan(attempt: 1, task: InterceptionTask())
         #expect(!began)
-        _ = machine.start(Self.completion, plan: .inline, activity: nil)
+        _ = machine.start(Self.completion, plan: .test(), activity: nil)
         let old = machine.adaptationBegan(attempt: 1, task: InterceptionTask())
         #expect(!old)
         let current = machine.adaptationBegan(attempt: 2, task: InterceptionTask())
@@ -69,7 +69,7 @@ struct InterceptionStateMachineTests {
         let actions: Machine.Actions?
         switch stop {
         case "cancel": actions = machine.cancel(explicitly: false)
-        case "restart": actions = machine.restart(plan: .inline, activity: nil).1
+        case "restart": actions = machine.restart(plan: .test(), activity: nil).1
         default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         }
         #expect(actions?.interceptionToCancel === task)
@@ -123,7 +123,7 @@ struct InterceptionStateMachineTests {
         let actions: Machine.Actions?
         switch stop {
         case "cancel": actions = machine.cancel(explicitly: false)
-        case "restart": actions = machine.restart(plan: .inline, activity: nil).1
+        case "restart": actions = machine.restart(plan: .test(), activity: nil).1
         default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         }
         #expect(actions?.interceptionToCancel === task)

@@ -33,7 +33,7 @@ struct StateMachineTests {
     /// Starts `machine`: the attempt number it sends, or `nil` if the start was refused.
     @discardableResult
     private func start(_ machine: inout Machine, activity: (any RunActivity)? = nil) -> Int? {
-        guard case .send(let attempt, _) = machine.start(Self.completion, plan: .inline, activity: activity) else { return nil }
+        guard case .send(let attempt, _) = machine.start(Self.completion, plan: .test(), activity: activity) else { return nil }
         return attempt
     }
 
@@ -52,7 +52,7 @@ struct StateMachineTests {
 
     @Test("a run goes idle → running → processing → finished")
     func happyPath() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         #expect(machine.state == .idle)
         let r1 = start(&machine)
         #expect(r1 == 1)
@@ -68,7 +68,7 @@ struct StateMachineTests {
 
     @Test("completion happens once: a second completion of the same run is refused")
     func completesOnce() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         let r4 = completed(&machine, 1)
         #expect(r4)
@@ -84,9 +84,9 @@ struct StateMachineTests {
 
     @Test("start while running or processing is refused")
     func startWhileRunning() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
-        let r9 = machine.start(Self.completion, plan: .inline, activity: nil)
+        let r9 = machine.start(Self.completion, plan: .test(), activity: nil)
         guard case .rejectAlreadyRunning = r9 else {
             Issue.record("expected a refusal, got \(r9)")
             return
@@ -101,7 +101,7 @@ struct StateMachineTests {
 
     @Test("cancel: explicit doesn't notify, implicit does; only a running cycle can be cancelled")
     func cancel() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         let r12 = machine.cancel(explicitly: false)
         #expect(r12 == nil)
         start(&machine)
@@ -111,7 +111,7 @@ struct StateMachineTests {
         let r14 = machine.cancel(explicitly: false)
         #expect(r14 == nil)
 
-        var processing = Machine()
+        var processing = Machine(plan: .test())
         start(&processing)
         _ = completed(&processing, 1)
         let r15 = processing.cancel(explicitly: false)
@@ -120,8 +120,8 @@ struct StateMachineTests {
         #expect(r16 == nil)
 
         // An awaiting caller hears of an explicit cancel too, so it never waits forever.
-        var awaited = Machine()
-        _ = awaited.start(Self.awaited, plan: .inline, activity: nil)
+        var awaited = Machine(plan: .test())
+        _ = awaited.start(Self.awaited, plan: .test(), activity: nil)
         let r16b = awaited.cancel(explicitly: true)
         guard case HTTPError.cancelled? = r16b?.ended?.outcome.error else {
             Issue.record("expected a cancellation delivered to the awaiting caller")
@@ -131,7 +131,7 @@ struct StateMachineTests {
 
     @Test("after a cancel, late transport callbacks of that run are ignored")
     func lateCallbacksIgnored() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         _ = machine.cancel(explicitly: true)
         #expect(!machine.isCurrent(1))
@@ -144,15 +144,15 @@ struct StateMachineTests {
 
     @Test("restart makes the running attempt stale")
     func restart() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
-        let r19 = machine.restart(plan: .inline, activity: nil).attempt
+        let r19 = machine.restart(plan: .test(), activity: nil).attempt
         #expect(r19 == 2)
         let r20 = completed(&machine, 1)
         #expect(!r20)
         let r21 = completed(&machine, 2)
         #expect(r21)
-        let r22 = machine.restart(plan: .inline, activity: nil).attempt
+        let r22 = machine.restart(plan: .test(), activity: nil).attempt
         #expect(r22 == 3)
         let r23 = machine.processingCompleted(attempt: 2, error: nil)
         #expect(r23 == nil)
@@ -161,7 +161,7 @@ struct StateMachineTests {
 
     @Test("a finished or cancelled cycle can start again")
     func startAgain() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         _ = machine.failed(attempt: 1, error: HTTPError.cancelled)
         let r24 = start(&machine)
@@ -173,7 +173,7 @@ struct StateMachineTests {
 
     @Test("a retry waits, then sends a new attempt; a cancel during the wait wins")
     func retryWait() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         _ = completed(&machine, 1)
         let waiting = machine.waitToRetry(after: 1)
@@ -196,7 +196,7 @@ struct StateMachineTests {
 
     @Test("a resend (authentication, 307) starts the next attempt of the same run, and is counted")
     func resend() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         let run = machine.run
         _ = completed(&machine, 1)
@@ -209,15 +209,15 @@ struct StateMachineTests {
         _ = machine.resend(after: 2, reason: .redirect)
         #expect(machine.counters == .init(retried: 0, authenticationFailures: 1, redirects: 1))
         // A new run counts from zero.
-        _ = machine.restart(plan: .inline, activity: nil)
+        _ = machine.restart(plan: .test(), activity: nil)
         #expect(machine.counters == .init())
     }
 
     @Test("the deadline ends only the run it was armed for")
     func deadline() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
-        _ = machine.restart(plan: .inline, activity: nil)
+        _ = machine.restart(plan: .test(), activity: nil)
         let old = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
         #expect(old == nil)
         let current = machine.deadlinePassed(run: 2, error: HTTPError.deadlineExceeded(1))
@@ -232,7 +232,7 @@ struct StateMachineTests {
     @Test("the running state owns its transfer and feed: cancel, restart and the deadline hand them back")
     func runningOwnsItsResources() throws {
         for stop in ["cancel", "restart", "deadline"] {
-            var machine = Machine()
+            var machine = Machine(plan: .test())
             start(&machine)
             let transfer = RecordingTransfer()
             let feed = ContentFeed(handler: nil)
@@ -243,7 +243,7 @@ struct StateMachineTests {
             let actions: Machine.Actions?
             switch stop {
             case "cancel": actions = machine.cancel(explicitly: false)
-            case "restart": actions = machine.restart(plan: .inline, activity: nil).1
+            case "restart": actions = machine.restart(plan: .test(), activity: nil).1
             default: actions = machine.deadlinePassed(run: 1, error: HTTPError.deadlineExceeded(1))
             }
             let handedBack = try required(actions, stop)
@@ -255,7 +255,7 @@ struct StateMachineTests {
 
     @Test("a transfer made for a stale attempt is refused, so it never starts")
     func staleTransferRefused() {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         _ = machine.cancel(explicitly: true)
         let created2 = machine.transferCreated(attempt: 1, transfer: RecordingTransfer(), feed: .implicit(), request: Self.request)
@@ -269,7 +269,7 @@ struct StateMachineTests {
 
     @Test("processing keeps the feed until the run moves on; the content handler's error wins over the transport's")
     func processingOwnsTheFeed() throws {
-        var machine = Machine()
+        var machine = Machine(plan: .test())
         start(&machine)
         let transfer = RecordingTransfer()
         let feed = ContentFeed(handler: nil)
@@ -285,7 +285,7 @@ struct StateMachineTests {
         }
         // The wait for a retry hands the feed back; a cancel during processing would too.
         #expect(machine.waitToRetry(after: 1) === feed)
-        var other = Machine()
+        var other = Machine(plan: .test())
         start(&other)
         _ = other.transferCreated(attempt: 1, transfer: transfer, feed: feed, request: Self.request)
         _ = other.transportCompleted(attempt: 1, error: nil)
@@ -296,17 +296,17 @@ struct StateMachineTests {
     @Test("a run counts in its activity once: begun at start, kept across a restart, ended with the run")
     func activity() throws {
         let activity = Activity()
-        var machine = Machine()
-        guard case .send(_, let begun) = machine.start(Self.completion, plan: .inline, activity: activity) else {
+        var machine = Machine(plan: .test())
+        guard case .send(_, let begun) = machine.start(Self.completion, plan: .test(), activity: activity) else {
             Issue.record("start refused")
             return
         }
         #expect(begun.activityToBegin != nil)
-        let restarted = machine.restart(plan: .inline, activity: activity).1
+        let restarted = machine.restart(plan: .test(), activity: activity).1
         #expect(restarted.activityToBegin == nil && restarted.activityToEnd == nil, "a restart keeps the run's count")
         let ended = try required(machine.cancel(explicitly: true))
         #expect(ended.activityToEnd as? Activity === activity)
-        let again = machine.restart(plan: .inline, activity: activity).1
+        let again = machine.restart(plan: .test(), activity: activity).1
         #expect(again.activityToBegin as? Activity === activity, "a restart after the end counts again")
         _ = completed(&machine, machine.attempt)
         let finished = try required(machine.processingCompleted(attempt: machine.attempt, error: nil))
@@ -315,10 +315,10 @@ struct StateMachineTests {
 
     @Test("a restart keeps the last start's completion handler")
     func restartKeepsCompletion() throws {
-        var machine = Machine()
-        _ = machine.start(Self.awaited, plan: .inline, activity: nil)
+        var machine = Machine(plan: .test())
+        _ = machine.start(Self.awaited, plan: .test(), activity: nil)
         _ = machine.failed(attempt: 1, error: HTTPError.cancelled)
-        let (attempt, _) = machine.restart(plan: .inline, activity: nil)
+        let (attempt, _) = machine.restart(plan: .test(), activity: nil)
         _ = completed(&machine, attempt)
         let finished = try required(machine.processingCompleted(attempt: attempt, error: nil))
         #expect(finished.completion?.delivery == .awaited)
@@ -327,9 +327,9 @@ struct StateMachineTests {
 
     @Test("a run ends with the plan it began with: a restart's, not the start's; a refused start changes neither")
     func runEndsWithItsPlan() throws {
-        let first = HTTPCycle.Plan(handlers: .main)
-        let second = HTTPCycle.Plan(handlers: .inline)
-        var machine = Machine()
+        let first = HTTPCycle.Plan.test(.main)
+        let second = HTTPCycle.Plan.test(.inline)
+        var machine = Machine(plan: .test())
         _ = machine.start(Self.completion, plan: first, activity: nil)
         guard case .rejectAlreadyRunning = machine.start(Self.awaited, plan: second, activity: nil) else {
             Issue.record("a second start while running was not refused")
@@ -344,5 +344,13 @@ struct StateMachineTests {
         _ = completed(&machine, attempt)
         let finished = try required(machine.processingCompleted(attempt: attempt, error: nil))
         #expect(finished.ended?.plan.handlers === second.handlers)
+    }
+}
+
+extension HTTPCycle.Plan {
+    /// The plan of a run of a cycle that requests `/` and hands its calls to `handlers`, for the
+    /// tests of the state machine.
+    static func test(_ handlers: HandlerDelivery = .inline) -> HTTPCycle.Plan {
+        HTTPCycle.Plan(settings: HTTPCycle.Settings(request: HTTPRequest(url: URL(fileURLWithPath: "/"))), handlers: handlers)
     }
 }
