@@ -1,4 +1,5 @@
 import Foundation
+import JewzruxinPrimitives
 
 extension HTTPCycle {
     /// Where a cycle is in its life.
@@ -34,7 +35,7 @@ extension HTTPCycle {
         enum Phase: Sendable {
             case idle
             /// Sending the request of the current attempt and receiving its response.
-            case running(Exchange)
+            case running(InFlight)
             /// The transfer of the current attempt is over; its feed is kept until the run moves on,
             /// so that a cancel or restart during the parse waits for it.
             case processing(ContentFeed)
@@ -50,7 +51,7 @@ extension HTTPCycle {
         ///
         /// Immutable, and a class: every event of the attempt matches the phase, and a match of an
         /// enum's payload copies it, here one reference rather than a request and a transfer.
-        final class Exchange: Sendable {
+        final class InFlight: Sendable {
             /// The transfer, once the transport has made it (`nil` while request processors run).
             let transfer: (any HTTPTransfer)?
             /// Feeds the body to the content handler.
@@ -77,7 +78,7 @@ extension HTTPCycle {
             }
 
             /// An attempt whose transfer the transport hasn't made yet.
-            static let preparing = Exchange(transfer: nil, feed: nil, sentRequest: nil)
+            static let preparing = InFlight(transfer: nil, feed: nil, sentRequest: nil)
         }
 
         /// What the run has counted so far.
@@ -167,8 +168,8 @@ extension HTTPCycle {
 
         /// The feed of `attempt`, if it is the attempt in progress and its transfer has begun.
         func feed(of attempt: Int) -> ContentFeed? {
-            guard case .running(let exchange) = phase, attempt == self.attempt else { return nil }
-            return exchange.feed
+            guard case .running(let inFlight) = phase, attempt == self.attempt else { return nil }
+            return inFlight.feed
         }
 
         // MARK: Starting, cancelling, restarting
@@ -210,41 +211,44 @@ extension HTTPCycle {
             attempt: Int, transfer: any HTTPTransfer, feed: ContentFeed, request: HTTPRequest
         ) -> Bool {
             guard isCurrent(attempt) else { return false }
-            phase = .running(Exchange(transfer: transfer, feed: feed, sentRequest: request))
+            phase = .running(InFlight(transfer: transfer, feed: feed, sentRequest: request))
             return true
         }
 
         /// The interceptors adapt the request of `attempt` in `task`: `false` if the attempt went stale
         /// meanwhile or its transfer was made already (then the task must not run).
         mutating func adaptationBegan(attempt: Int, task: InterceptionTask) -> Bool {
-            guard case .running(let exchange) = phase, attempt == self.attempt, exchange.transfer == nil else { return false }
-            phase = .running(Exchange(transfer: nil, feed: nil, sentRequest: nil, interception: task))
+            guard case .running(let inFlight) = phase, attempt == self.attempt, inFlight.transfer == nil else { return false }
+            phase = .running(InFlight(transfer: nil, feed: nil, sentRequest: nil, interception: task))
             return true
         }
 
         /// The content handler failed during `attempt`: the transfer to stop, or `nil` if the attempt
         /// is stale or failed already.
         mutating func consumerFailed(attempt: Int, error: any Error) -> (any HTTPTransfer)? {
-            guard case .running(let exchange) = phase, attempt == self.attempt, exchange.consumerError == nil else { return nil }
-            phase = .running(Exchange(
-                transfer: exchange.transfer, feed: exchange.feed, sentRequest: exchange.sentRequest, consumerError: error))
-            return exchange.transfer
+            guard case .running(let inFlight) = phase, attempt == self.attempt, inFlight.consumerError == nil else { return nil }
+            phase = .running(InFlight(
+                transfer: inFlight.transfer, feed: inFlight.feed, sentRequest: inFlight.sentRequest, consumerError: error))
+            return inFlight.transfer
         }
 
-        /// What the transfer of an attempt left when it ended.
-        struct Completed: Sendable {
-            var feed: ContentFeed
-            var sentRequest: HTTPRequest?
-            /// The content handler's error, else the transport's.
-            var error: (any Error)?
-        }
-
-        /// The transfer of `attempt` is over: go on to processing if it is still current.
-        mutating func transportCompleted(attempt: Int, error: (any Error)?) -> Completed? {
-            guard case .running(let exchange) = phase, attempt == self.attempt else { return nil }
-            let feed = exchange.feed ?? .implicit()
+        /// The transfer of `attempt` is over: go on to processing if it is still current, with the
+        /// attempt's feed and how it ended, as of `now`: the content handler's error, else the
+        /// transport's (as the cycle reports it); the response so far, without its body, which the
+        /// feed has.
+        mutating func transportCompleted(
+            attempt: Int, error: (any Error)?, at now: MonotonicTime = .now
+        ) -> (feed: ContentFeed, outcome: AttemptOutcome)? {
+            guard case .running(let inFlight) = phase, attempt == self.attempt else { return nil }
+            let feed = inFlight.feed ?? .implicit()
             phase = .processing(feed)
-            return Completed(feed: feed, sentRequest: exchange.sentRequest, error: exchange.consumerError ?? error)
+            let settings = plan.settings
+            let outcome = AttemptOutcome(
+                response: response, sent: inFlight.sentRequest ?? settings.request,
+                error: (inFlight.consumerError ?? error).map(HTTPCycle.mapTransportError), counters: counters,
+                solicited: settings.solicited, retryableMethods: settings.retryableMethods,
+                elapsed: Double(now.nanoseconds &- plan.began.nanoseconds) / 1e9)
+            return (feed, outcome)
         }
 
         /// Why a resend is counted.
@@ -353,10 +357,10 @@ extension HTTPCycle {
         /// Stops what the current state has going.
         private mutating func release(_ actions: inout Actions) {
             switch phase {
-            case .running(let exchange):
-                actions.transferToCancel = exchange.transfer
-                actions.feedToAbandon = exchange.feed
-                actions.interceptionToCancel = exchange.interception
+            case .running(let inFlight):
+                actions.transferToCancel = inFlight.transfer
+                actions.feedToAbandon = inFlight.feed
+                actions.interceptionToCancel = inFlight.interception
             case .processing(let feed):
                 actions.feedToAbandon = feed
             case .askingRetriers(let feed, let task):

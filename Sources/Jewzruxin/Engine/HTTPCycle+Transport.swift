@@ -80,23 +80,16 @@ extension HTTPCycle {
     }
 
     func transportDidComplete(error transportError: (any Error)?, attempt: Int) {
-        let taken = locked.withLock { s -> (StateMachine.Completed, HTTPResponse, counters: StateMachine.Counters, Plan)? in
-            guard let completed = s.transportCompleted(attempt: attempt, error: transportError) else { return nil }
-            return (completed, s.response, s.counters, s.plan)
-        }
-        guard let (completed, response, counters, plan) = taken else { return }
+        let taken = locked.withLock { s in s.transportCompleted(attempt: attempt, error: transportError).map { ($0, $1, s.plan) } }
+        guard let (feed, ended, plan) = taken else { return }
+        var outcome = ended
         let settings = plan.settings
-        let feed = completed.feed
         let judge = Judge(
             authentications: settings.authentications ?? session.authentications,
             redirectPolicy: session.redirectPolicy,
             isFailureStatus: { [session] in session.shouldTreatStatusCodeAsFailure($0) },
             unavailableAuthentication: { self.unavailableAuthentication($0, sent: $1) })
         let interceptors = settings.interceptors ?? session.interceptors
-        var outcome = AttemptOutcome(
-            response: response, sent: completed.sentRequest ?? settings.request, error: completed.error.map(Self.mapTransportError),
-            counters: counters, solicited: settings.solicited, retryableMethods: settings.retryableMethods,
-            elapsed: Double(MonotonicTime.now.nanoseconds &- plan.began.nanoseconds) / 1e9)
         outcome.response.data = feed.bodySoFar
         outcome.hasPublishedBody = feed.hasPublishedBody
         outcome.hasInterceptors = !interceptors.isEmpty

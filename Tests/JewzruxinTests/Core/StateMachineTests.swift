@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import JewzruxinPrimitives
 @testable import Jewzruxin
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -279,8 +280,8 @@ struct StateMachineTests {
         #expect(machine.consumerFailed(attempt: 1, error: HTTPError.cancelled) == nil, "once")
         let completed = try required(machine.transportCompleted(attempt: 1, error: URLError(.cancelled)))
         #expect(completed.feed === feed)
-        guard case HTTPError.alreadyRunning? = completed.error else {
-            Issue.record("expected the content handler's error, got \(String(describing: completed.error))")
+        guard case HTTPError.alreadyRunning? = completed.outcome.error else {
+            Issue.record("expected the content handler's error, got \(String(describing: completed.outcome.error))")
             return
         }
         // The wait for a retry hands the feed back; a cancel during processing would too.
@@ -345,7 +346,35 @@ struct StateMachineTests {
         let finished = try required(machine.processingCompleted(attempt: attempt, error: nil))
         #expect(finished.ended?.plan.handlers === second.handlers)
     }
+
+    @Test("a transfer's end hands out the attempt's outcome: the request as it went, the run's counters and time, the mapped error")
+    func attemptOutcome() throws {
+        let plan = HTTPCycle.Plan.test()
+        var machine = Machine(plan: plan)
+        var settings = plan.settings
+        settings.solicited = true
+        settings.retryableMethods = [.post]
+        _ = machine.start(Self.completion, plan: HTTPCycle.Plan(settings: settings, handlers: .inline, began: plan.began), activity: nil)
+        _ = machine.transportCompleted(attempt: 1, error: nil)
+        let next = try required(machine.resend(after: 1, reason: .redirect))
+        var redirected = Self.request
+        redirected.setValue("1", forHTTPHeaderField: "X-Hop")
+        _ = machine.transferCreated(attempt: next, transfer: RecordingTransfer(), feed: ContentFeed(handler: nil), request: redirected)
+        let later = MonotonicTime(nanoseconds: plan.began.nanoseconds &+ 2_500_000_000)
+        let ended = try required(machine.transportCompleted(attempt: next, error: URLError(.timedOut), at: later))
+        #expect(ended.outcome.sent.value(forHTTPHeaderField: "X-Hop") == "1")
+        #expect(ended.outcome.counters.redirects == 1)
+        #expect(ended.outcome.solicited && ended.outcome.retryableMethods == [.post])
+        #expect(ended.outcome.elapsed == 2.5)
+        guard case HTTPError.transport(let error)? = ended.outcome.error else {
+            Issue.record("expected the transport's error as HTTPError.transport, got \(String(describing: ended.outcome.error))")
+            return
+        }
+        #expect(error.code == .timedOut)
+        #expect(machine.transportCompleted(attempt: next, error: nil) == nil, "once")
+    }
 }
+
 
 extension HTTPCycle.Plan {
     /// The plan of a run of a cycle that requests `/` and hands its calls to `handlers`, for the
