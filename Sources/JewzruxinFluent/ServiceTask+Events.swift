@@ -30,14 +30,14 @@ extension ServiceTask {
         _ queue: HandlerQueue? = nil, reconnection: HTTPCycle.EventStreamReconnection = HTTPCycle.EventStreamReconnection(),
         _ handler: @escaping @Sendable (ServerSentEvent) throws -> Void
     ) -> Self {
-        let delivery = delivery(queue)
+        let line = line(queue)
         // A handler's error stops the stream and becomes the task's: the first one stands.
         let failure = Locked<(any Error)?>(nil)
         start(driving: { cycle in
             do {
                 for try await event in cycle.events(reconnection: reconnection) {
                     if let error = failure.withLock({ $0 }) { return error }
-                    delivery.enqueue {
+                    line.enqueue {
                         guard failure.withLock({ $0 == nil }) else { return }
                         do {
                             try handler(event)
@@ -54,7 +54,7 @@ extension ServiceTask {
             return nil
         })
         // An error thrown by the last event's handler, after the stream ended.
-        add(Handler(kind: .always, place: .handlers(delivery)) { _ in
+        add(Handler(kind: .always, place: .handlers(line)) { _ in
             .run { if let error = failure.withLock({ $0 }) { throw error } }
         })
         return self

@@ -26,10 +26,10 @@ extension ServiceTask {
 
     /// Where a handler runs.
     enum Place: Sendable {
-        /// Where this delivery puts it: a handler queue, or inline, on whatever thread moves the
+        /// Where this line puts it: a handler queue, or inline, on whatever thread moves the
         /// chain on (a user's inline handler, or the task's own quick bookkeeping, such as the
         /// async twins resuming their caller).
-        case handlers(HandlerDelivery)
+        case handlers(HandlerLine)
         /// On the session's worker queue: where a handler's reading of the response (parsing,
         /// decoding) runs before the handler itself, never a handler. A small body is read where
         /// the request ended instead, when the chain is moved on from there.

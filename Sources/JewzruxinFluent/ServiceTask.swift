@@ -405,12 +405,12 @@ public final class ServiceTask: Sendable {
     /// Where a handler added with `queue` runs: there, else where the cycle's handlers run (its
     /// handler queue, else the session's), as they are now.
     private func place(_ queue: HandlerQueue?) -> Place {
-        .handlers(delivery(queue))
+        .handlers(line(queue))
     }
 
     /// How calls reach `queue`, or the cycle's handler queue when `queue` is `nil`.
-    func delivery(_ queue: HandlerQueue?) -> HandlerDelivery {
-        session.delivery(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue)
+    func line(_ queue: HandlerQueue?) -> HandlerLine {
+        session.handlerLine(for: queue ?? cycle?.handlerQueue ?? session.handlerQueue)
     }
 
     private func finish(response: HTTPResponse, error: (any Error)?) {
@@ -434,8 +434,8 @@ public final class ServiceTask: Sendable {
 
     /// What the thread moving the chain on is known to be running.
     private enum Here {
-        /// An operation or block of a handler queue, which this delivery puts calls on.
-        case handlers(HandlerDelivery)
+        /// An operation or block of a handler queue, which this line puts calls on.
+        case handlers(HandlerLine)
         /// An operation of the session's worker queue.
         case workerQueue
         /// The end of the cycle's run: a transport's thread or the worker queue; or, after the
@@ -504,13 +504,13 @@ public final class ServiceTask: Sendable {
         var stage = first
         while let current = stage {
             switch current.place {
-            case .handlers(let delivery):
-                if delivery.isInline {
+            case .handlers(let line):
+                if line.isInline {
                     stage = current.work()
-                } else if case .handlers(let running)? = here, running.runs(on: delivery) {
+                } else if case .handlers(let running)? = here, running.runs(on: line) {
                     stage = current.work()
                 } else {
-                    delivery.enqueue { self.run(current.work(), on: .handlers(delivery)) }
+                    line.enqueue { self.run(current.work(), on: .handlers(line)) }
                     return
                 }
             case .workerQueue:

@@ -157,7 +157,7 @@ enum FluentAPI: String, Sendable, CaseIterable, CustomTestStringConvertible {
 private func settle(_ session: HTTPSession) async {
     await session.transfers.whenIdle()
     await withHandover { (continuation: Handover<Void, Never>) in
-        session.delivery.enqueue { continuation.resume() }
+        session.handlerLine.enqueue { continuation.resume() }
     }
 }
 

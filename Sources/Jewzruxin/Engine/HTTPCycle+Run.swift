@@ -44,8 +44,8 @@ extension HTTPCycle {
         let handlers = plan.handlers
         // Where the download is handed over: after the run's calls on its handler queue, if it made
         // any there; else here, where the run ends.
-        let first: HandlerDelivery = waits && !handlers.isInline ? handlers : .inline
-        let place: HandlerDelivery = switch completion.delivery {
+        let first: HandlerLine = waits && !handlers.isInline ? handlers : .inline
+        let place: HandlerLine = switch completion.delivery {
         case .queue: handlers
         case .mainActor: .main
         case .inline, .awaited: first

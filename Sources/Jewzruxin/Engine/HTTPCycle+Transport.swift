@@ -26,7 +26,7 @@ extension HTTPCycle {
     }
 
     func transportDidReceive(_ chunk: Data, attempt: Int) throws {
-        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerDelivery, [ProgressObserver])? in
+        let taken = locked.withLock { s -> (ContentFeed, DidWriteBodyDataHandler?, HTTPResponse?, HandlerLine, [ProgressObserver])? in
             guard let feed = s.feed(of: attempt) else { return nil }
             // The response (for its expected length) only for progress: a chunk of a response
             // without a handler or a sequence for it needn't copy it.
@@ -56,7 +56,7 @@ extension HTTPCycle {
     }
 
     func transportDidSend(bytes: Int64, total: Int64, expected: Int64, attempt: Int) {
-        let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerDelivery, [ProgressObserver])? in
+        let taken = locked.withLock { s -> (DidSendBodyDataHandler?, HandlerLine, [ProgressObserver])? in
             guard s.isCurrent(attempt) else { return nil }
             let observers = s.progressObservers.isEmpty ? [] : s.progressObservers.filter { $0.direction == .sent }
             return (s.plan.settings.didSendBodyData, s.plan.handlers, observers)

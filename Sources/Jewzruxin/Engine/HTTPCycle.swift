@@ -55,7 +55,7 @@ public final class HTTPCycle: Sendable {
         let settings: Settings
         /// Where the run's handler calls go: its progress and download handlers, and its completion
         /// when ``Delivery/queue``.
-        let handlers: HandlerDelivery
+        let handlers: HandlerLine
         /// What hears the run's events: the session's monitors when it began.
         let monitors: [any HTTPEventMonitor]
         /// When the run began, for the retry strategy's time limit.
@@ -65,7 +65,7 @@ public final class HTTPCycle: Sendable {
         let taskContext: TaskContext?
 
         init(
-            settings: Settings, handlers: HandlerDelivery, monitors: [any HTTPEventMonitor] = [],
+            settings: Settings, handlers: HandlerLine, monitors: [any HTTPEventMonitor] = [],
             began: MonotonicTime = .now, taskContext: TaskContext? = nil
         ) {
             self.settings = settings
@@ -291,8 +291,8 @@ public final class HTTPCycle: Sendable {
         monitors: [any HTTPEventMonitor], sessionIntercepts: Bool
     ) -> Plan {
         let queue = settings.handlerQueue ?? sessionQueue
-        var handlers = session.delivery(for: queue)
-        if completion?.delivery == .awaited, queue.delivery == nil, handlers.isMain { handlers = .inline }
+        var handlers = session.handlerLine(for: queue)
+        if completion?.delivery == .awaited, queue.line == nil, handlers.isMain { handlers = .inline }
         let intercepts = settings.interceptors.map { !$0.isEmpty } ?? sessionIntercepts
         return Plan(
             settings: settings, handlers: handlers, monitors: monitors, began: .now,

@@ -21,7 +21,7 @@ public final class HTTPSession: Sendable {
     /// Where processors and other work that takes time run.
     public let workerQueue: OperationQueue
     /// How handler calls reach ``delegateQueue``.
-    package let delivery: HandlerDelivery
+    package let handlerLine: HandlerLine
 
     /// Where requests go on the wire: the transport the session was made with, or the default one.
     public let transport: any HTTPTransport
@@ -74,7 +74,7 @@ public final class HTTPSession: Sendable {
         self.shared = Locked(Shared(retryStrategy: retryStrategy, redirectPolicy: redirectPolicy, runActivity: runActivity))
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? .main
-        self.delivery = self.delegateQueue === OperationQueue.main ? .main : HandlerDelivery(queue: self.delegateQueue)
+        self.handlerLine = self.delegateQueue === OperationQueue.main ? .main : HandlerLine(queue: self.delegateQueue)
         self.workerQueue = workerQueue ?? {
             let queue = OperationQueue()
             queue.name = "Jewzruxin.HTTPSession.worker"

@@ -37,37 +37,37 @@ import Foundation
 /// order, one after the other, on the threads that make them.
 public struct HandlerQueue: Sendable {
     /// Where the calls go; `nil` for the session's delegate queue.
-    package let delivery: HandlerDelivery?
+    package let line: HandlerLine?
 
     /// The session's delegate queue (the default).
-    public static let delegateQueue = HandlerQueue(delivery: nil)
+    public static let delegateQueue = HandlerQueue(line: nil)
 
     /// The main queue.
-    public static let main = HandlerQueue(delivery: .main)
+    public static let main = HandlerQueue(line: .main)
 
     /// The thread where each event happens, without a hop: keep the handler short and never block
     /// in it.
-    public static let inline = HandlerQueue(delivery: .inline)
+    public static let inline = HandlerQueue(line: .inline)
 
     /// This dispatch queue (the main queue for `DispatchQueue.main`).
     public static func queue(_ queue: DispatchQueue) -> HandlerQueue {
-        HandlerDelivery.isMain(queue) ? .main : HandlerQueue(delivery: HandlerDelivery(queue: queue))
+        HandlerLine.isMain(queue) ? .main : HandlerQueue(line: HandlerLine(queue: queue))
     }
 
     /// This operation queue (the main queue for `OperationQueue.main`).
     public static func queue(_ queue: OperationQueue) -> HandlerQueue {
-        queue === OperationQueue.main ? .main : HandlerQueue(delivery: HandlerDelivery(queue: queue))
+        queue === OperationQueue.main ? .main : HandlerQueue(line: HandlerLine(queue: queue))
     }
 
     /// Whether the handlers run without a hop, where each event happens.
-    public var isInline: Bool { delivery?.isInline ?? false }
+    public var isInline: Bool { line?.isInline ?? false }
 }
 
 extension HTTPSession {
-    /// How calls reach `queue` for this session: the session's own delivery for its delegate queue,
+    /// How calls reach `queue` for this session: the session's own line for its delegate queue,
     /// whichever way it is named, so that they keep their order with the engine's calls there.
-    package func delivery(for queue: HandlerQueue) -> HandlerDelivery {
-        guard let delivery = queue.delivery, !delivery.runs(on: self.delivery) else { return self.delivery }
-        return delivery
+    package func handlerLine(for queue: HandlerQueue) -> HandlerLine {
+        guard let line = queue.line, !line.runs(on: handlerLine) else { return handlerLine }
+        return line
     }
 }

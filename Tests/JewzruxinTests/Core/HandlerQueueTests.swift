@@ -104,9 +104,9 @@ struct HandlerQueueTests {
                 }
                 #expect(ranOn.response.text == "Hello World")
             }
-            #expect(session.delivery(for: .queue(session.delegateQueue)) === session.delivery)
-            #expect(session.delivery(for: .delegateQueue) === session.delivery)
-            #expect(session.delivery(for: .queue(other)) !== session.delivery)
+            #expect(session.handlerLine(for: .queue(session.delegateQueue)) === session.handlerLine)
+            #expect(session.handlerLine(for: .delegateQueue) === session.handlerLine)
+            #expect(session.handlerLine(for: .queue(other)) !== session.handlerLine)
         }
     }
 
@@ -114,11 +114,11 @@ struct HandlerQueueTests {
     func mainQueue() {
         let names: [HandlerQueue] = [.main, .queue(DispatchQueue.main), .queue(OperationQueue.main)]
         for name in names {
-            #expect(name.delivery === HandlerDelivery.main)
+            #expect(name.line === HandlerLine.main)
         }
         let session = HTTPSession(transport: TransportUnderTest.current.transport)
-        #expect(session.delivery(for: .main) === session.delivery)
-        #expect(session.delivery(for: .queue(DispatchQueue.main)) === session.delivery)
+        #expect(session.handlerLine(for: .main) === session.handlerLine)
+        #expect(session.handlerLine(for: .queue(DispatchQueue.main)) === session.handlerLine)
         #expect(HandlerQueue.inline.isInline)
         #expect(!HandlerQueue.main.isInline)
         #expect(!HandlerQueue.delegateQueue.isInline)

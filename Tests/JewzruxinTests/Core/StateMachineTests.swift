@@ -379,7 +379,7 @@ struct StateMachineTests {
 extension HTTPCycle.Plan {
     /// The plan of a run of a cycle that requests `/` and hands its calls to `handlers`, for the
     /// tests of the state machine.
-    static func test(_ handlers: HandlerDelivery = .inline) -> HTTPCycle.Plan {
+    static func test(_ handlers: HandlerLine = .inline) -> HTTPCycle.Plan {
         HTTPCycle.Plan(settings: HTTPCycle.Settings(request: HTTPRequest(url: URL(fileURLWithPath: "/"))), handlers: handlers)
     }
 }

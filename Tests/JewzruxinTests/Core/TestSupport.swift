@@ -81,13 +81,13 @@ extension HTTPSession {
     /// Waits until every transfer of the session has reported its end and every handler call
     /// handed to the delegate queue so far has run.
     ///
-    /// Through the session's delivery, not an operation of the queue: calls that come while an
+    /// Through the session's handler line, not an operation of the queue: calls that come while an
     /// operation runs the waiting ones go to the next operation, which an operation added meanwhile
     /// would run before.
     func drain() async {
         await transfers.whenIdle()
         await withHandover { (continuation: Handover<Void, Never>) in
-            delivery.enqueue { continuation.resume() }
+            handlerLine.enqueue { continuation.resume() }
         }
     }
 }

@@ -3,9 +3,9 @@ import Testing
 @testable import Jewzruxin
 import JewzruxinTestSupport
 
-/// How the engine's handler calls reach a session's delegate queue (`HandlerDelivery`).
-@Suite("Delegate queue delivery")
-struct HandlerDeliveryTests {
+/// How the engine's handler calls reach a session's delegate queue (`HandlerLine`).
+@Suite("Delegate queue line")
+struct HandlerLineTests {
     private func serialQueue() -> OperationQueue {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -22,12 +22,12 @@ struct HandlerDeliveryTests {
     @Test("calls run on the delegate queue, one at a time, in the order they came")
     func order() async {
         let queue = serialQueue()
-        let delivery = HandlerDelivery(queue: queue)
+        let line = HandlerLine(queue: queue)
         let seen = Locked<(order: [Int], running: Int, overlapped: Bool, offQueue: Int)>(([], 0, false, 0))
         let total = 1_000
         await withHandover { (continuation: Handover<Void, Never>) in
             for index in 0..<total {
-                delivery.enqueue {
+                line.enqueue {
                     let onQueue = OperationQueue.current === queue
                     seen.withLock { s in
                         s.running += 1
@@ -62,9 +62,9 @@ struct HandlerDeliveryTests {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = maximumConcurrency
         queue.isSuspended = true
-        let delivery = HandlerDelivery(queue: queue)
+        let line = HandlerLine(queue: queue)
         let count = Locked(0)
-        for _ in 0..<calls { delivery.enqueue { count.withLock { $0 += 1 } } }
+        for _ in 0..<calls { line.enqueue { count.withLock { $0 += 1 } } }
         #expect(queue.operationCount == operations)
         queue.isSuspended = false
         // The operations that ran the calls were all added before the barrier.
@@ -75,11 +75,11 @@ struct HandlerDeliveryTests {
     @Test("a call made by a running call waits for the queue's other work: it goes in the next operation")
     func laterCallsGoInTheNextOperation() async {
         let queue = serialQueue()
-        let delivery = HandlerDelivery(queue: queue)
+        let line = HandlerLine(queue: queue)
         let order = Locked<[String]>([])
-        delivery.enqueue {
+        line.enqueue {
             order.withLock { $0.append("first") }
-            delivery.enqueue { order.withLock { $0.append("nested") } }
+            line.enqueue { order.withLock { $0.append("nested") } }
             queue.addOperation { order.withLock { $0.append("other work") } }
         }
         // Twice: the nested call's operation is added when the first operation ends.
@@ -93,12 +93,12 @@ struct HandlerDeliveryTests {
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
         defer { DispatchQueue.main.setSpecific(key: key, value: nil) }
-        let delivery = HandlerDelivery(queue: OperationQueue.main)
+        let line = HandlerLine(queue: OperationQueue.main)
         let seen = Locked<[Int]>([])
         let offMain = Locked(0)
         await withHandover { (continuation: Handover<Void, Never>) in
             for index in 0..<20 {
-                delivery.enqueue {
+                line.enqueue {
                     if DispatchQueue.getSpecific(key: key) != "main" { offMain.withLock { $0 += 1 } }
                     if seen.withLock({ $0.append(index); return $0.count }) == 20 { continuation.resume() }
                 }

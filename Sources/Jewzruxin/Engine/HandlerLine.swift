@@ -15,9 +15,9 @@ import Foundation
 /// runs its operations on, at a tenth of an operation's cost. Inline, each call runs at once, on
 /// the calling thread.
 ///
-/// The fluent layer hands its handlers to the same delivery, so that they keep their order with
+/// The fluent layer hands its handlers to the same line, so that they keep their order with
 /// the engine's calls and share its operations.
-package final class HandlerDelivery: Sendable {
+package final class HandlerLine: Sendable {
     private struct Line {
         var calls: [@Sendable () -> Void] = []
         /// The storage of the calls run last, emptied: the next calls go into it rather than into
@@ -38,9 +38,9 @@ package final class HandlerDelivery: Sendable {
     private let line = Locked(Line())
 
     /// Calls to the main queue, whichever kind names it.
-    package static let main = HandlerDelivery(target: .main)
+    package static let main = HandlerLine(target: .main)
     /// Calls run at once, where they are made.
-    package static let inline = HandlerDelivery(target: .inline)
+    package static let inline = HandlerLine(target: .inline)
 
     private init(target: Target) {
         self.target = target
@@ -74,9 +74,9 @@ package final class HandlerDelivery: Sendable {
         return false
     }
 
-    /// Whether this delivery's calls run on the same queue as `other`'s: a call of one may then run
+    /// Whether this line's calls run on the same queue as `other`'s: a call of one may then run
     /// in the other's turn, without a hop. Two inline deliveries run on no queue.
-    package func runs(on other: HandlerDelivery) -> Bool {
+    package func runs(on other: HandlerLine) -> Bool {
         switch (target, other.target) {
         case (.main, .main): true
         case let (.dispatch(a), .dispatch(b)): a === b
@@ -121,14 +121,14 @@ package final class HandlerDelivery: Sendable {
     /// calls back here, two more allocations per operation.
     private final class RunWaitingCalls: Operation, @unchecked Sendable {
         // Set once, before the operation is queued.
-        private let delivery: HandlerDelivery
+        private let line: HandlerLine
 
-        init(_ delivery: HandlerDelivery) {
-            self.delivery = delivery
+        init(_ line: HandlerLine) {
+            self.line = line
         }
 
         override func main() {
-            delivery.runWaitingCalls()
+            line.runWaitingCalls()
         }
     }
 
