@@ -121,4 +121,31 @@ struct ArchitectureTests {
         #expect(!LayerCheck.may("Text", use: "Model"))
         #expect(LayerCheck.may("Model", use: "Text"))
     }
+
+    @Test("every name the glossary gives is declared in the sources: the words stay true")
+    func glossaryNamesExist() throws {
+        let architecture = Self.moduleRoot.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("ARCHITECTURE.md")
+        let text = try String(contentsOf: architecture, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Words").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let entries = section.split(separator: "\n").filter { $0.hasPrefix("- **") }
+        #expect(entries.count >= 15, "the glossary was found")
+        let check = try LayerCheck(root: Self.moduleRoot)
+        let sources = check.files.values.joined(separator: "\n")
+        var names: [String] = []
+        for entry in entries {
+            // The code-voice names of an entry: `HTTPCycle.Plan`, `handlerQueue`, `start(_:)`…
+            for (index, piece) in entry.split(separator: "`", omittingEmptySubsequences: false).enumerated() where index % 2 == 1 {
+                let name = piece.split(separator: "(").first.map(String.init) ?? String(piece)
+                guard let last = name.split(separator: ".").last else { continue }
+                names.append(String(last))
+            }
+        }
+        #expect(names.count >= 25, "the glossary's names were read")
+        for name in Set(names) {
+            let declared = ["class", "struct", "enum", "protocol", "typealias", "var", "let", "func", "case"].contains { keyword in
+                sources.contains("\(keyword) \(name)")
+            }
+            #expect(declared, "ARCHITECTURE.md's glossary names `\(name)`, which no source of the module declares")
+        }
+    }
 }
