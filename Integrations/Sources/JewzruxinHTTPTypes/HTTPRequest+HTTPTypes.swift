@@ -52,8 +52,8 @@ extension Jewzruxin.HTTPRequest {
 }
 
 extension HTTPTypes.HTTPRequest {
-    /// Creates swift-http-types' request from the library's: its method, URL and headers (not its
-    /// body, which swift-http-types keeps apart).
+    /// Creates swift-http-types' request from the library's: its method, URL and header fields, in
+    /// their order (not its body, which swift-http-types keeps apart).
     ///
     /// - Parameter request: The library's request.
     /// - Throws: ``HTTPTypesConversionError`` when the request has no URL, or a method or header
@@ -63,7 +63,12 @@ extension HTTPTypes.HTTPRequest {
         guard let method = HTTPTypes.HTTPRequest.Method(request.method.rawValue) else {
             throw .invalidMethod(request.method.rawValue)
         }
-        self.init(method: method, url: url, headerFields: try HTTPFields(headers: request.core.allHTTPHeaderFields ?? [:]))
+        var fields = HTTPFields()
+        for (name, value) in request.headerFields {
+            guard let fieldName = HTTPField.Name(name) else { throw .invalidFieldName(name) }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        self.init(method: method, url: url, headerFields: fields)
     }
 }
 

@@ -91,7 +91,7 @@ public final class LoggingMonitor: HTTPEventMonitor {
         if configuration.logsHeaders {
             // The request's fields are those that go out: the transport completed them with its
             // own (cookies, Host, User-Agent, Accept-Encoding, the framing) before this call.
-            metadata[MetadataKey.requestHeaders] = headers(request.core.allHTTPHeaderFields ?? [:])
+            metadata[MetadataKey.requestHeaders] = headers(Dictionary(request.headerFields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }))
         }
         if configuration.bodyLimit > 0, let data = request.data, !data.isEmpty {
             let text = redactor.body(data, contentType: request.value(forHTTPHeaderField: "Content-Type"), limit: configuration.bodyLimit)

@@ -159,8 +159,7 @@ extension HTTPCycle {
         // cancels the transfer before it starts; its events are then those of a stale attempt.
         if started {
             if !plan.monitors.isEmpty {
-                // The completed fields in the request's URLRequest, where a monitor reads them: made
-                // only for monitors, since it costs a Foundation dictionary.
+                // The completed fields as the request's own, where a monitor reads them.
                 let shown = sent.showingCompletedFields
                 for monitor in plan.monitors { monitor.cycle(self, willSend: shown) }
             }
@@ -179,7 +178,7 @@ extension HTTPCycle {
     /// CR, LF or NUL (which would end the header early and let a caller's input add headers).
     static func headerError(in request: HTTPRequest) -> HTTPError? {
         if let (name, reason) = request.invalidHeader { return .invalidHeader(name: name, reason: reason) }
-        for (name, value) in request.core.allHTTPHeaderFields ?? [:] {
+        for (name, value) in request.headerFields {
             if let reason = HTTPRequest.invalidity(name: name, value: value) { return .invalidHeader(name: name, reason: reason) }
         }
         return nil

@@ -29,13 +29,13 @@ extension HTTPRequest {
     ///     and a shell comment at the end says its length.
     func curlCommand(redactsCredentials: Bool, bodyLimit: Int?) -> String {
         var parts = ["curl"]
-        let method = core.httpMethod ?? "GET"
+        let method = self.method.rawValue
         if method == "HEAD" {
             parts.append("--head")
         } else if method != "GET" || data != nil {
             parts += ["-X", Self.shellQuoted(method)]
         }
-        for (name, value) in (core.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+        for (name, value) in headerFields.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
             let shown = redactsCredentials && Self.credentialFields.contains(name.lowercased()) ? "<redacted>" : value
             parts += ["-H", Self.shellQuoted("\(name): \(shown)")]
         }
@@ -50,7 +50,7 @@ extension HTTPRequest {
             }
             if written.count < data.count { cut = "# body cut, \(data.count) bytes in all" }
         }
-        var url = core.url
+        var url = self.url
         if redactsCredentials, let given = url, given.password != nil,
            var components = URLComponents(url: given, resolvingAgainstBaseURL: false) {
             components.password = "redacted"

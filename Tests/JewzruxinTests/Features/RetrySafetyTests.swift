@@ -247,13 +247,14 @@ struct ConnectTimeoutTests {
         var configuration = HTTPSession.Configuration(.ephemeral)
         configuration.timeoutIntervalForRequest = 4
         let settings = TransportSettings(configuration, maximumConnectionsPerHost: nil)
-        var request = URLRequest(url: URL(string: "http://127.0.0.1/")!)
+        let url = URL(fileURLWithPath: "/")
+        var request = HTTPRequest(url: url)
         #expect(settings.connectTimeout(within: settings.timeout(for: request)) == 4)
-        request.timeoutInterval = 2
+        request.core.timeoutInterval = 2
         #expect(settings.connectTimeout(within: settings.timeout(for: request)) == 2)
         configuration.timeoutIntervalForRequest = 60
         let defaults = TransportSettings(configuration, maximumConnectionsPerHost: nil)
-        #expect(defaults.connectTimeout(within: defaults.timeout(for: URLRequest(url: request.url!))) == 10)
+        #expect(defaults.connectTimeout(within: defaults.timeout(for: HTTPRequest(url: url))) == 10)
     }
 }
 

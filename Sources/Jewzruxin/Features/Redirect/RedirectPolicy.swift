@@ -44,11 +44,11 @@ public struct RedirectPolicy: HTTPRedirectPolicy, Hashable {
         next.method = method
         if !keepsBody {
             next.data = nil
-            next.core.httpBody = nil
+            next.httpBody = nil
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        next.core.redirect(to: target)
+        next.redirect(to: target)
         return .follow(next, keepsBody: keepsBody)
     }
 

@@ -84,7 +84,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         self.settings = settings
         (loop, loopIndex) = group.assign()
         self.group = group
-        self.timeout = settings.shared.timeout(for: request.core)
+        self.timeout = settings.shared.timeout(for: request)
     }
 
     deinit {
@@ -322,7 +322,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
             return false
         }
         if let cookies = settings.shared.cookies, case let setCookies = ended.setCookies, !setCookies.isEmpty {
-            let request = request.core
+            let request = request
             loop.post { cookies.store(setCookies, for: request) }
         }
         // A head held during an NTLM or Negotiate handshake goes with the body or the end.
@@ -437,7 +437,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
         }
         let method = request.method.rawValue
         head.isHeadRequest = method == "HEAD"
-        head.upgradeRequested = ResponseRules.asksForUpgrade(request.core)
+        head.upgradeRequested = ResponseRules.asksForUpgrade(request)
         try check(jz_easy_set_header(easy, curlHeaderCallback, context))
         try check(jz_easy_set_write(easy, curlWriteCallback, context))
         try configureConnectionAuthentication(easy)
@@ -585,7 +585,7 @@ final class CurlTransfer: HTTPTransfer, @unchecked Sendable {
                 if let self { loop.resume(self) }
             }
         } else {
-            source = try CurlBodySource(upload: upload, inline: request.data ?? request.core.httpBody, url: url)
+            source = try CurlBodySource(upload: upload, inline: request.data ?? request.httpBody, url: url)
         }
         if source == nil, method == "POST" || method == "PUT" || method == "PATCH" {
             // A method that defines a body announces an empty one (RFC 9110 §8.6).

@@ -132,7 +132,7 @@ final class NativeExchange: HTTPTransfer {
         // As the worker would: a connection the server closed, or that has stray bytes, is replaced.
         guard socket.isReusable else { return nil }
         let now = MonotonicTime.now
-        let answerDeadline = now.adding(seconds: settings.timeout(for: request.core))
+        let answerDeadline = now.adding(seconds: settings.timeout(for: request))
         let outcome = message.withUnsafeBytes { bytes in Result { () throws(SocketFailure) in try socket.sendWithoutWaiting(bytes) } }
         return EarlySend(message: message, bodyCount: bodyCount, outcome: outcome, answerDeadline: answerDeadline, sentAt: now)
     }
@@ -189,7 +189,7 @@ final class NativeExchange: HTTPTransfer {
     }
 
     private func exchange(on connection: inout NativeConnection?, early: EarlySend?, waker: Waker, measured: inout AttemptMeasurements) throws {
-        let timeout = settings.timeout(for: request.core)
+        let timeout = settings.timeout(for: request)
         var early = early
         // Encoded here unless the submitting thread sent the request (then only to send it again).
         var encoded = early == nil ? try encodeHead() : nil
@@ -298,7 +298,7 @@ final class NativeExchange: HTTPTransfer {
     private static let singleWriteBodyLimit = 65_536
 
     /// The body of a request without an upload source.
-    private var inlineBody: Data? { request.data ?? request.core.httpBody }
+    private var inlineBody: Data? { request.data ?? request.httpBody }
 
     private func encodeHead() throws -> EncodedHead {
         let body: Body
@@ -333,7 +333,7 @@ final class NativeExchange: HTTPTransfer {
                 length = .none
             }
         }
-        let (head, framing) = try RequestEncoder.head(for: request.core, fields: request.completedFields ?? [], body: length)
+        let (head, framing) = try RequestEncoder.head(for: request, fields: request.completedFields ?? [], body: length)
         // A body its framing leaves out (a HEAD's) isn't sent either.
         return EncodedHead(bytes: head, framing: framing, body: framing == .none ? .none : body)
     }
@@ -486,7 +486,7 @@ final class NativeExchange: HTTPTransfer {
         on connection: NativeConnection, timeout: TimeInterval, firstDeadline: MonotonicTime?, waker: Waker, measured: inout AttemptMeasurements
     ) throws -> Bool {
         var decoder = ResponseDecoder(
-            isHeadRequest: request.method == .head, upgradeRequested: ResponseRules.asksForUpgrade(request.core),
+            isHeadRequest: request.method == .head, upgradeRequested: ResponseRules.asksForUpgrade(request),
             headerLimit: settings.maximumResponseHeaderSize)
         defer { measured.responseHeaderBytes = decoder.headBytes }
         let socket = connection.socket
@@ -549,7 +549,7 @@ final class NativeExchange: HTTPTransfer {
     }
 
     private func response(for head: ResponseHead) throws -> HTTPResponseHead {
-        settings.storeCookies(head.values("Set-Cookie"), for: request.core)
+        settings.storeCookies(head.values("Set-Cookie"), for: request)
         guard let url = request.url else { throw badResponse(.badStatusLine) }
         return HTTPResponseHead(
             url: url, statusCode: head.status, reasonPhrase: head.reason,

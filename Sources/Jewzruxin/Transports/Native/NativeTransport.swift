@@ -204,10 +204,10 @@ extension NativeTransport {
 
         var maximumConnectionsPerHost: Int { shared.maximumConnectionsPerHost }
 
-        func timeout(for request: URLRequest) -> TimeInterval { shared.timeout(for: request) }
+        func timeout(for request: HTTPRequest) -> TimeInterval { shared.timeout(for: request) }
         func connectTimeout(within idle: TimeInterval) -> TimeInterval { shared.connectTimeout(within: idle) }
 
-        func storeCookies(_ lines: [String], for request: URLRequest) { shared.cookies?.store(lines, for: request) }
+        func storeCookies(_ lines: [String], for request: HTTPRequest) { shared.cookies?.store(lines, for: request) }
     }
 }
 

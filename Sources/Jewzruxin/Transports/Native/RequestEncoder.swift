@@ -44,10 +44,10 @@ struct RequestEncoder {
     /// - Returns: The head, and how the body goes.
     /// - Throws: `URLError(.badURL)` for a field that would break the message (CR, LF or NUL).
     static func head(
-        for request: URLRequest, fields own: [(name: String, value: String)], body: HeaderCompletion.BodyLength
+        for request: HTTPRequest, fields own: [(name: String, value: String)], body: HeaderCompletion.BodyLength
     ) throws -> (head: [UInt8], framing: BodyFraming) {
         guard let url = request.url else { throw URLError(.badURL) }
-        let method = request.httpMethod ?? "GET"
+        let method = request.method.rawValue
         guard !method.isEmpty, method.withUTF8Bytes({ $0.allSatisfy(HTTPHeaderSyntax.isTokenByte) }) else {
             throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The method \"\(method)\" is not a valid token."])
         }

@@ -107,7 +107,7 @@ struct HeaderCompletion: Sendable {
     /// as the transport will send them, into ``HTTPRequest/completedFields``. Completing a completed
     /// request again decides them again, from its own fields.
     func complete(_ request: inout HTTPRequest, body: BodyLength) {
-        let own = request.core.allHTTPHeaderFields ?? [:]
+        let own = request.headerFields
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(own.count + additionalHeaders.count + libraryFields.count + 8)
         var present = Names()
@@ -130,12 +130,12 @@ struct HeaderCompletion: Sendable {
             present.formUnion(known)
             fields.append((name, value))
         }
-        let url = request.core.url
+        let url = request.url
         if !present.contains(.host), let url, let host = Self.hostField(of: url) { fields.append(("Host", host)) }
         if !present.contains(.authorization), request.connectionCredentials.isEmpty, let url, let basic = Self.basicAuthorization(in: url) {
             fields.append(("Authorization", basic))
         }
-        if !present.contains(.cookie), request.core.httpShouldHandleCookies, let url, let cookies, let value = cookies.header(for: url) {
+        if !present.contains(.cookie), request.httpShouldHandleCookies, let url, let cookies, let value = cookies.header(for: url) {
             fields.append(("Cookie", value))
         }
         if !present.contains(.acceptEncoding), let acceptEncoding { fields.append(("Accept-Encoding", acceptEncoding)) }
@@ -144,7 +144,7 @@ struct HeaderCompletion: Sendable {
         for (name, value) in libraryFields where !fields.contains(where: { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, name) }) {
             fields.append((name, value))
         }
-        switch BodyFraming(method: request.core.httpMethod ?? "GET", body: body, chunkedAsked: chunkedAsked, emptyBody: emptyBody) {
+        switch BodyFraming(method: request.method.rawValue, body: body, chunkedAsked: chunkedAsked, emptyBody: emptyBody) {
         case .none: break
         case .length(let length): fields.append(("Content-Length", String(length)))
         case .chunked: fields.append(("Transfer-Encoding", "chunked"))
@@ -170,7 +170,7 @@ struct HeaderCompletion: Sendable {
         case .stream(let stream)?:
             return stream.length.map(BodyLength.known) ?? .unknown
         case nil:
-            return (request.data ?? request.core.httpBody).map { .known(Int64($0.count)) } ?? .none
+            return (request.data ?? request.httpBody).map { .known(Int64($0.count)) } ?? .none
         }
     }
 

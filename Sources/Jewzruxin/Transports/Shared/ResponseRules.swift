@@ -115,8 +115,17 @@ enum ResponseRules {
     }
 
     /// Whether `request` asks to switch protocols: it has an `Upgrade` field (RFC 9110 §7.8).
+    static func asksForUpgrade(_ request: HTTPRequest) -> Bool {
+        asksForUpgrade(upgrade: request.value(forHTTPHeaderField: "Upgrade"))
+    }
+
+    /// Whether `request` asks to switch protocols, as URLSession sends it.
     static func asksForUpgrade(_ request: URLRequest) -> Bool {
-        guard let upgrade = request.value(forHTTPHeaderField: "Upgrade") else { return false }
+        asksForUpgrade(upgrade: request.value(forHTTPHeaderField: "Upgrade"))
+    }
+
+    private static func asksForUpgrade(upgrade: String?) -> Bool {
+        guard let upgrade else { return false }
         return !HTTPHeaderSyntax.trimmed(upgrade.utf8).isEmpty
     }
 

@@ -52,6 +52,13 @@ final class TransportCookieJar: @unchecked Sendable {
         store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
     }
 
+    /// Stores the cookies of the `Set-Cookie` field lines of the response to `request`, unless the
+    /// request handles no cookies.
+    func store(_ lines: [String], for request: HTTPRequest) {
+        guard !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url else { return }
+        store(lines, for: url, mainDocumentURL: request.mainDocumentURL)
+    }
+
     func header(for url: URL) -> String? {
         // One snapshot of the storage, matched here: many apps store no cookie, and
         // `cookies(for:)` would take a second one and parse the host again.

@@ -38,7 +38,7 @@ struct TransportSettings: Sendable {
 
     /// The longest wait for progress on `request`: its own timeout, or the configuration's when the
     /// request has URLRequest's default (60 s).
-    func timeout(for request: URLRequest) -> TimeInterval {
+    func timeout(for request: HTTPRequest) -> TimeInterval {
         let own = request.timeoutInterval
         if own == 60, requestTimeout > 0 { return requestTimeout }
         return own > 0 ? own : 60

@@ -3,18 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension URLRequest {
-    /// Aims the request at `target`, for a redirect; when the origin changes (scheme, host or port)
-    /// the caller's `Authorization` and `Cookie` headers are not sent there (curl's rule).
-    mutating func redirect(to target: URL) {
-        if let source = url, !source.hasSameOrigin(as: target) {
-            setValue(nil, forHTTPHeaderField: "Authorization")
-            setValue(nil, forHTTPHeaderField: "Cookie")
-        }
-        url = target
-    }
-}
-
 extension URL {
     /// A `Location` value resolved against `base` as RFC 3986 says.
     static func resolving(location: String?, against base: URL?) -> URL? {
