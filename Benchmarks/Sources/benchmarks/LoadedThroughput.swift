@@ -10,9 +10,16 @@ enum LoadedThroughput {
     static let busyLoops = 2
     static var defaultRounds: Int { Settings.quick ? 1 : 3 }
 
-    /// The clients of each server: the peers, the floor and the library's rows.
-    static let httpsClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONCurl, .serviceJSONCurlOneLoop, .serviceJSONCurlInline]
-    static let httpClients: [ThroughputBenchmark.Client] = [.asyncHTTPClient, .libcurlDirect, .serviceJSONNative, .serviceJSONCurl, .serviceJSONCurlOneLoop]
+    /// The clients of each server: the peers, the floor and the library's rows, the awaited forms
+    /// (what most new server code writes) among them.
+    static let httpsClients: [ThroughputBenchmark.Client] = [
+        .asyncHTTPClient, .libcurlDirect, .serviceJSONCurl, .serviceJSONCurlOneLoop, .serviceJSONCurlInline,
+        .serviceJSONAsyncCurl, .cycleAsyncCurl,
+    ]
+    static let httpClients: [ThroughputBenchmark.Client] = [
+        .asyncHTTPClient, .libcurlDirect, .serviceJSONNative, .serviceJSONCurl, .serviceJSONCurlOneLoop,
+        .serviceJSONAsyncNative, .cycleAsyncNative,
+    ]
 
     /// Issue 30's targets under load: https `responseJSON` on curl ≥ 1.5× AsyncHTTPClient with CPU
     /// per request ≤ 1.25× its quiet figure; native http ≥ 0.75× the floor.

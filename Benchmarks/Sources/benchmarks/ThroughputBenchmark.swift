@@ -84,7 +84,8 @@ enum ThroughputBenchmark {
         /// Every client, in the order of the tables.
         static let allCases: [Client] = [
             urlsession, urlsessionJSON, urlsessionDelegate, cycle, serviceResponse, serviceJSON, serviceDecodable, asyncHTTPClient,
-            cycleNative, serviceJSONNative, serviceJSONAsyncNative, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl,
+            cycleNative, serviceJSONNative, serviceJSONAsyncNative, cycleAsyncNative, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl,
+            cycleAsyncCurl,
             serviceJSONURLSession, libcurlDirect,
             serviceJSONNativeInline, serviceJSONNativeDispatch, serviceJSONCurlInline, serviceJSONCurlDispatch,
             serviceJSONCurlOneLoop,
@@ -92,7 +93,7 @@ enum ThroughputBenchmark {
 
         /// The clients measured over https: native has no TLS (its session sends https to URLSession).
         static let https: [Client] = [
-            urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl, asyncHTTPClient, libcurlDirect,
+            urlsession, serviceJSONURLSession, cycleCurl, serviceJSONCurl, serviceJSONAsyncCurl, cycleAsyncCurl, asyncHTTPClient, libcurlDirect,
             serviceJSONCurlInline, serviceJSONCurlDispatch, serviceJSONCurlOneLoop,
         ]
 
@@ -144,6 +145,13 @@ enum ThroughputBenchmark {
         /// awaited as AsyncHTTPClient's rows are.
         static let serviceJSONAsyncCurl = Client("ws-json-async-curl", "WebService.GET.json() async, curl", .library, main: true,
                                                  makeRunner: asyncServiceRunner(session: curlSession))
+
+        /// `try await HTTPCycle.get(_:session:)` on the native transport, a Swift task per request.
+        static let cycleAsyncNative = Client("cycle-async-native", "HTTPCycle.get async, native", .library, main: true,
+                                             makeRunner: asyncCycleRunner(session: nativeSession))
+        /// `try await HTTPCycle.get(_:session:)` on the curl transport, a Swift task per request.
+        static let cycleAsyncCurl = Client("cycle-async-curl", "HTTPCycle.get async, curl", .library, main: true,
+                                           makeRunner: asyncCycleRunner(session: curlSession))
 
         /// `WebService.GET(path).responseJSON` on the URLSession transport.
         static let serviceJSONURLSession = Client("ws-json-urlsession", "WebService.GET.responseJSON, URLSession", .library, main: true,
@@ -227,6 +235,8 @@ enum ThroughputBenchmark {
         PeerTarget(client: .libcurlDirect, peer: .asyncHTTPClient, issue: "the floor", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .serviceJSONAsyncCurl, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
         PeerTarget(client: .serviceJSONAsyncNative, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .cycleAsyncCurl, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
+        PeerTarget(client: .cycleAsyncNative, peer: .asyncHTTPClient, issue: "both awaited", rates: [:], cpu: nil, counts: false),
     ]
 
     /// The delivery modes side by side against AsyncHTTPClient: issue 20's target for

@@ -195,6 +195,25 @@ extension ThroughputBenchmark {
         }
     }
 
+    /// `try await HTTPCycle.get(_:session:)`, a detached Swift task per request, as an async caller
+    /// has.
+    static func asyncCycleRunner(session makeSession: @escaping @Sendable () -> HTTPSession) -> @Sendable (String) -> Runner {
+        { base in
+            let urlString = base + path
+            let session = makeSession()
+            return { finished in
+                Task.detached {
+                    do {
+                        let cycle = try await HTTPCycle.get(urlString, session: session)
+                        finished(cycle.response.data.count, nil)
+                    } catch {
+                        finished(0, String(describing: error))
+                    }
+                }
+            }
+        }
+    }
+
     /// The ways of reading a `WebService` response.
     enum ServiceForm: Sendable {
         /// `.response { response, data in }`
