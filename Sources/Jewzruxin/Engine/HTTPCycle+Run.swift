@@ -50,13 +50,21 @@ extension HTTPCycle {
         case .mainActor: .main
         case .inline, .awaited: first
         }
-        first.enqueue {
-            self.handOver(outcome.download, plan: plan)
-            if place === first || place.runs(on: first) {
-                completion.handler(self, outcome.error)
-            } else {
-                place.enqueue { completion.handler(self, outcome.error) }
-            }
+        if first.isInline {
+            complete(outcome, completion, plan: plan, from: first, at: place)
+        } else {
+            first.enqueue { self.complete(outcome, completion, plan: plan, from: first, at: place) }
+        }
+    }
+
+    /// Hands the download over, on `first`, then runs the completion at `place`: at once when it
+    /// is the same queue.
+    private func complete(_ outcome: Outcome, _ completion: Completion, plan: Plan, from first: HandlerLine, at place: HandlerLine) {
+        handOver(outcome.download, plan: plan)
+        if place === first || place.runs(on: first) {
+            completion.handler(self, outcome.error)
+        } else {
+            place.enqueue { completion.handler(self, outcome.error) }
         }
     }
 
@@ -115,9 +123,9 @@ extension HTTPCycle {
             fail(attempt: attempt, error: error)
             return
         }
-        let settings = plan.settings
-        let source = keepsUpload ? settings.uploadSource : nil
-        let download = settings.download
+        // Read in place: the plan's settings are a large struct, not copied whole.
+        let source = keepsUpload ? plan.settings.uploadSource : nil
+        let download = plan.settings.download
         var request = request
         if case .multipart(let form)? = source {
             // A missing file or a bad part header ends the attempt here, before anything is sent,
@@ -131,7 +139,9 @@ extension HTTPCycle {
             request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         }
         // NTLM and Negotiate go to the transport before the request does: their handshake is its.
-        request.connectionCredentials = Self.connectionCredentials(in: settings.authentications ?? session.authentications)
+        // Set only when there are some to set or to clear: a write makes the request's storage its own.
+        let credentials = Self.connectionCredentials(in: plan.settings.authentications ?? session.authentications)
+        if !credentials.isEmpty || !request.connectionCredentials.isEmpty { request.connectionCredentials = credentials }
         let feed: ContentFeed
         if let continuation = download?.continuation {
             // Every attempt (a retry, a redirect, a restart) asks for what the file lacks now.
@@ -141,18 +151,17 @@ extension HTTPCycle {
             let file = session.downloadDirectory.appendingPathComponent("Jewzruxin-\(UUID().uuidString).download")
             feed = ContentFeed(handler: download.makeWriter(file), download: file)
         } else {
-            feed = settings.contentHandler.map { ContentFeed(handler: $0) } ?? .implicit()
+            feed = plan.settings.contentHandler.map { ContentFeed(handler: $0) } ?? .implicit()
         }
         let transport = session.transport(for: request.url)
         // What goes on the wire, and what the monitors hear of: the request with the fields the
-        // transport adds (the session's headers, cookies, its defaults, the framing). The state
-        // machine keeps the request as the engine made it: a redirect, a challenge's answer or a
-        // restart starts from that, and its transport completes it again for its URL and body.
-        var sent = request
-        transport.completeHeaderFields(of: &sent, upload: source)
+        // transport adds (the session's headers, cookies, its defaults, the framing), kept beside
+        // its own fields, which stay as the engine made them. A redirect, a challenge's answer or a
+        // restart starts from those: its transport completes them again for its URL and body.
+        transport.completeHeaderFields(of: &request, upload: source)
         let events = session.transfers.register(self, attempt: attempt)
         feed.setPacesTransfer(transport.pacesBodyToHandler)
-        let transfer = transport.makeTransfer(for: sent, upload: source, events: events)
+        let transfer = transport.makeTransfer(for: request, upload: source, events: events)
         let started = locked.withLock { $0.transferCreated(attempt: attempt, transfer: transfer, feed: feed, request: request) }
         // Resumed after the lock is released, as every transport call is: a transport may encode the
         // request, read cookie storage or write to a socket here. A cancel that comes in between
@@ -160,7 +169,7 @@ extension HTTPCycle {
         if started {
             if !plan.monitors.isEmpty {
                 // The completed fields as the request's own, where a monitor reads them.
-                let shown = sent.showingCompletedFields
+                let shown = request.showingCompletedFields
                 for monitor in plan.monitors { monitor.cycle(self, willSend: shown) }
             }
             transfer.resume()

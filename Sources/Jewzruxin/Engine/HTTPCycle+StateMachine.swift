@@ -56,9 +56,10 @@ extension HTTPCycle {
             let transfer: (any HTTPTransfer)?
             /// Feeds the body to the content handler.
             let feed: ContentFeed?
-            /// The request of the attempt as the engine made it, before its transport completed its
-            /// header fields (`HTTPTransport.completeHeaderFields(of:upload:)`): what a redirect, a
-            /// challenge's answer or a restart starts from.
+            /// The request of the attempt as it went: its own fields as the engine made them, those
+            /// its transport completed kept beside (`HTTPTransport.completeHeaderFields(of:upload:)`).
+            /// What a redirect or a challenge's answer starts from; its transport completes the
+            /// fields again.
             let sentRequest: HTTPRequest?
             /// Why the content handler stopped the transfer, reported instead of the cancellation it
             /// causes.
@@ -242,11 +243,10 @@ extension HTTPCycle {
             guard case .running(let inFlight) = phase, attempt == self.attempt else { return nil }
             let feed = inFlight.feed ?? .implicit()
             phase = .processing(feed)
-            let settings = plan.settings
             let outcome = AttemptOutcome(
-                response: response, sent: inFlight.sentRequest ?? settings.request,
+                response: response, sent: inFlight.sentRequest ?? plan.settings.request,
                 error: (inFlight.consumerError ?? error).map(HTTPCycle.mapTransportError), counters: counters,
-                solicited: settings.solicited, retryableMethods: settings.retryableMethods,
+                solicited: plan.settings.solicited, retryableMethods: plan.settings.retryableMethods,
                 elapsed: Double(now.nanoseconds &- plan.began.nanoseconds) / 1e9)
             return (feed, outcome)
         }

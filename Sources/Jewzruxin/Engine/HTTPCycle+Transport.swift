@@ -83,22 +83,21 @@ extension HTTPCycle {
         let taken = locked.withLock { s in s.transportCompleted(attempt: attempt, error: transportError).map { ($0, $1, s.plan) } }
         guard let (feed, ended, plan) = taken else { return }
         var outcome = ended
-        let settings = plan.settings
         let judge = Judge(
-            authentications: settings.authentications ?? session.authentications,
+            authentications: plan.settings.authentications ?? session.authentications,
             redirectPolicy: session.redirectPolicy,
             isFailureStatus: { [session] in session.shouldTreatStatusCodeAsFailure($0) },
             unavailableAuthentication: { self.unavailableAuthentication($0, sent: $1) })
-        let interceptors = settings.interceptors ?? session.interceptors
+        let interceptors = plan.settings.interceptors ?? session.interceptors
         outcome.response.data = feed.bodySoFar
         outcome.hasPublishedBody = feed.hasPublishedBody
         outcome.hasInterceptors = !interceptors.isEmpty
-        if let continuation = settings.download?.continuation {
+        if let continuation = plan.settings.download?.continuation {
             outcome.downloadVerdict = { response in continuation.verdict(on: response) }
         }
         outcome.refusal = { response in feed.refusal(for: response) }
         carryOut(judge.next(after: outcome), attempt: attempt, feed: feed,
-                 responseProcessors: settings.responseProcessors, interceptors: interceptors)
+                 responseProcessors: plan.settings.responseProcessors, interceptors: interceptors)
     }
 
     /// Carries out what comes after `attempt`: the one place a judgement's answer is acted on.

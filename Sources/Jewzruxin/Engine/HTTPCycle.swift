@@ -287,7 +287,7 @@ public final class HTTPCycle: Sendable {
     /// will have interceptors (its own, or the session's when `sessionIntercepts`), the caller's
     /// task-local values are kept for them (``TaskContext``): made on the thread that begins the run.
     static func plan(
-        _ settings: Settings, for completion: Completion?, in session: HTTPSession, sessionQueue: HandlerQueue,
+        _ settings: consuming Settings, for completion: Completion?, in session: HTTPSession, sessionQueue: HandlerQueue,
         monitors: [any HTTPEventMonitor], sessionIntercepts: Bool
     ) -> Plan {
         let queue = settings.handlerQueue ?? sessionQueue
