@@ -4,7 +4,7 @@ import Testing
 import JewzruxinTestSupport
 
 /// How the engine's handler calls reach a session's delegate queue (`HandlerLine`).
-@Suite("Delegate queue line")
+@Suite("Handler line: calls reach their queue in order")
 struct HandlerLineTests {
     private func serialQueue() -> OperationQueue {
         let queue = OperationQueue()
