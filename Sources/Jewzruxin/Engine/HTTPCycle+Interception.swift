@@ -78,3 +78,12 @@ extension HTTPCycle {
         return false
     }
 }
+
+extension HTTPCycle.Failure {
+    /// The failure of the attempt that ended as `outcome`, with `error`.
+    init(_ outcome: HTTPCycle.AttemptOutcome, error: any Error) {
+        self.init(
+            response: outcome.response, sent: outcome.sent, error: error, counters: outcome.counters,
+            solicited: outcome.solicited, retryableMethods: outcome.retryableMethods, elapsed: outcome.elapsed)
+    }
+}

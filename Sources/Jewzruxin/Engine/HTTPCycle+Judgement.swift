@@ -135,9 +135,7 @@ extension HTTPCycle {
             guard let error else { return .conclude(response) }
             // A body already partly streamed can't start over: the run ends with its error.
             if outcome.hasPublishedBody { return .finish(response, error: error) }
-            let failure = Failure(
-                response: response, sent: outcome.sent, error: error, counters: outcome.counters,
-                solicited: outcome.solicited, retryableMethods: outcome.retryableMethods, elapsed: outcome.elapsed)
+            let failure = Failure(outcome, error: error)
             return outcome.hasInterceptors && !HTTPCycle.isCancelled(error) ? .askInterceptors(failure) : .askRetryStrategy(failure)
         }
 

@@ -184,13 +184,10 @@ extension HTTPCycle {
     }
 
     /// Why `request` can't be sent: a header whose name isn't an HTTP token, or whose value holds
-    /// CR, LF or NUL (which would end the header early and let a caller's input add headers).
+    /// CR, LF or NUL (which would end the header early and let a caller's input add headers),
+    /// refused when it was set (``HTTPRequest/setValue(_:forHTTPHeaderField:)`` or ``HTTPRequest/core``).
     static func headerError(in request: HTTPRequest) -> HTTPError? {
-        if let (name, reason) = request.invalidHeader { return .invalidHeader(name: name, reason: reason) }
-        for (name, value) in request.headerFields {
-            if let reason = HTTPRequest.invalidity(name: name, value: value) { return .invalidHeader(name: name, reason: reason) }
-        }
-        return nil
+        request.invalidHeader.map { .invalidHeader(name: $0.name, reason: $0.reason) }
     }
 
     /// The run of `attempt` failed before anything was sent.

@@ -60,6 +60,17 @@ public struct HTTPRequest: Sendable {
         }
     }
 
+    /// The storage for a change of what a transport completes the fields from (the URL, the
+    /// method, the fields, the body, the credentials): its completed fields no longer hold and are
+    /// dropped, so that a transport completes them again.
+    private var storageForChange: Storage {
+        mutating get {
+            let storage = storageForWriting
+            storage.completedFields = nil
+            return storage
+        }
+    }
+
     /// Creates a request for a URL and method.
     ///
     /// - Parameters:
@@ -90,10 +101,16 @@ public struct HTTPRequest: Sendable {
             return core
         }
         set {
-            let storage = storageForWriting
+            let storage = storageForChange
             storage.url = newValue.url
             storage.method = HTTPMethod(rawValue: newValue.httpMethod ?? "GET")
-            storage.fields = Self.fields(storage.fields, replacedBy: newValue.allHTTPHeaderFields ?? [:])
+            // Checked as `setValue(_:forHTTPHeaderField:)` checks them: a field that can't be sent
+            // is not taken, and the first such one is what the cycle fails with.
+            storage.fields = Self.fields(storage.fields, replacedBy: newValue.allHTTPHeaderFields ?? [:]).filter { field in
+                guard let reason = Self.invalidity(name: field.name, value: field.value) else { return true }
+                if storage.invalidHeader == nil { storage.invalidHeader = (field.name, reason) }
+                return false
+            }
             storage.foundation = newValue
         }
     }
@@ -125,13 +142,13 @@ public struct HTTPRequest: Sendable {
     /// The request method.
     public var method: HTTPMethod {
         get { storage.method }
-        set { storageForWriting.method = newValue }
+        set { storageForChange.method = newValue }
     }
 
     /// The body to send, or `nil` for none.
     public var data: Data? {
         get { storage.data }
-        set { storageForWriting.data = newValue }
+        set { storageForChange.data = newValue }
     }
 
     /// The model the request processors turn into ``data`` (a dictionary for JSON, a string for text…).
@@ -158,7 +175,7 @@ public struct HTTPRequest: Sendable {
             if storage.invalidHeader == nil { storageForWriting.invalidHeader = (field, reason) }
             return
         }
-        let storage = storageForWriting
+        let storage = storageForChange
         let index = storage.fields.firstIndex { HTTPHeaderSyntax.equalIgnoringASCIICase($0.name, field) }
         switch (index, value) {
         case let (index?, value?): storage.fields[index] = (field, value)
@@ -188,7 +205,7 @@ public struct HTTPRequest: Sendable {
         get { storage.foundation?.httpBody }
         set {
             guard storage.foundation != nil else { return }
-            storageForWriting.foundation?.httpBody = newValue
+            storageForChange.foundation?.httpBody = newValue
         }
     }
 
@@ -199,7 +216,7 @@ public struct HTTPRequest: Sendable {
             setValue(nil, forHTTPHeaderField: "Authorization")
             setValue(nil, forHTTPHeaderField: "Cookie")
         }
-        storageForWriting.url = target
+        storageForChange.url = target
     }
 
     /// The first header refused by ``setValue(_:forHTTPHeaderField:)``, and why.
@@ -210,7 +227,7 @@ public struct HTTPRequest: Sendable {
     /// that runs those handshakes itself; the others ignore them.
     var connectionCredentials: [ConnectionCredential] {
         get { storage.connectionCredentials }
-        set { storageForWriting.connectionCredentials = newValue }
+        set { storageForChange.connectionCredentials = newValue }
     }
 
     /// The header fields the request goes out with, in name order, once a transport has completed

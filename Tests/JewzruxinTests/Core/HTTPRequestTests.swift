@@ -34,6 +34,31 @@ struct HTTPRequestTests {
         #expect(request.invalidHeader?.name == "X-One")
     }
 
+    @Test("a field set through core is checked as setValue checks it: refused, and reported")
+    func refusedThroughCore() {
+        var request = HTTPRequest(url: Self.url)
+        request.core.setValue("v", forHTTPHeaderField: "Bad Name")
+        request.core.setValue("fine", forHTTPHeaderField: "X-Fine")
+        #expect(request.headerFields.map(\.name) == ["X-Fine"])
+        #expect(request.invalidHeader?.name == "Bad Name")
+    }
+
+    @Test("a change to what the fields are completed from drops the completed fields; the completion itself doesn't")
+    func completedFieldsGoStale() {
+        var request = HTTPRequest(url: Self.url)
+        request.completedFields = [("Accept", "*/*")]
+        #expect(request.headerFieldsCompleted)
+        var changed = request
+        changed.setValue("1", forHTTPHeaderField: "X-New")
+        #expect(!changed.headerFieldsCompleted && request.headerFieldsCompleted)
+        changed = request
+        changed.redirect(to: URL(fileURLWithPath: "/elsewhere"))
+        #expect(!changed.headerFieldsCompleted)
+        changed = request
+        changed.data = Data("body".utf8)
+        #expect(!changed.headerFieldsCompleted)
+    }
+
     @Test("a copy is independent: changing one leaves the other as it was")
     func copies() {
         var first = HTTPRequest(url: Self.url)

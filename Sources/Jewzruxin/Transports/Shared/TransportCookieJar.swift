@@ -37,14 +37,6 @@ final class TransportCookieJar: @unchecked Sendable {
         uses = CookieUseLog.log(for: storage)
     }
 
-    /// The `Cookie` value to send with `request`: `nil` when the request handles no cookies, sets its
-    /// own `Cookie` header, or none is stored for its URL.
-    func header(for request: URLRequest) -> String? {
-        guard request.httpShouldHandleCookies, let url = request.url, request.value(forHTTPHeaderField: "Cookie") == nil
-        else { return nil }
-        return header(for: url)
-    }
-
     /// Stores the cookies of the `Set-Cookie` field lines of the response to `request`, unless the
     /// request handles no cookies.
     func store(_ lines: [String], for request: URLRequest) {
